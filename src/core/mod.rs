@@ -1,0 +1,12 @@
+//! The pure core: no N-API types here, everything is unit-tested with
+//! `cargo test`.
+
+pub mod classify;
+pub mod queue;
+pub mod stats;
+pub mod view;
+
+pub use classify::{classify, Classification, Profile};
+pub use queue::{run_ordered, OrderedQueue, Outcome};
+pub use stats::{Counters, Delivered, Stats};
+pub use view::{is_safe_integer, JsonView, Kind, SerdeView, ViewError};

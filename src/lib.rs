@@ -1,0 +1,10 @@
+//! `mcp-ordered-dispatch`: deliver inbound MCP JSON-RPC messages in wire order.
+//!
+//! * [`core`] — pure Rust: the classifier (mirroring the MCP SDK's zod
+//!   schemas) and the re-entrancy-safe ordered queue. No N-API.
+//! * `binding` (feature `napi`, on by default) — the thin Node.js layer.
+
+pub mod core;
+
+#[cfg(feature = "napi")]
+pub mod binding;
