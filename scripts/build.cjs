@@ -1,0 +1,141 @@
+#!/usr/bin/env node
+'use strict';
+// Builds the native addon with cargo and copies it to
+// prebuilds/<platform>-<arch>[-gnu|-musl]/mcp_ordered_dispatch.node.
+//
+//   node scripts/build.cjs             release build
+//   node scripts/build.cjs --debug     debug build
+//   node scripts/build.cjs --prebuild  release build, then check that it loads
+//
+// Uses only Node built-ins. Honours CARGO (cargo binary), CARGO_BUILD_JOBS and
+// CARGO_TARGET_DIR (the artifact path is taken from cargo's own JSON output).
+
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const ROOT = path.join(__dirname, '..');
+const LIB_NAME = 'mcp_ordered_dispatch';
+const MIN_RUST = '1.88';
+
+/** `linux-x64-gnu`, `linux-arm64-musl`, `darwin-arm64`, `win32-x64`, ... */
+function prebuildKey() {
+  let key = `${process.platform}-${process.arch}`;
+  if (process.platform === 'linux') key += isMusl() ? '-musl' : '-gnu';
+  return key;
+}
+
+function isMusl() {
+  const report = process.report;
+  if (!report || typeof report.getReport !== 'function') return false;
+  const excludeNetwork = report.excludeNetwork;
+  try {
+    report.excludeNetwork = true;
+    const header = report.getReport().header || {};
+    return !header.glibcVersionRuntime;
+  } catch {
+    return false;
+  } finally {
+    report.excludeNetwork = excludeNetwork;
+  }
+}
+
+function prebuildPath(key = prebuildKey()) {
+  return path.join(ROOT, 'prebuilds', key, `${LIB_NAME}.node`);
+}
+
+function cargoCommand() {
+  return process.env.CARGO || 'cargo';
+}
+
+function rustMissingMessage(detail) {
+  return (
+    `mcp-ordered-dispatch: cannot build the native addon from source: ${detail}.\n` +
+    `Building from source needs Rust >= ${MIN_RUST} with cargo on PATH (see https://rustup.rs),\n` +
+    `or a prebuilt binary at ${path.relative(process.cwd(), prebuildPath()) || prebuildPath()}.`
+  );
+}
+
+/** Checks that `file` loads in a fresh Node process. Returns null or the error text. */
+function checkLoads(file) {
+  const r = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(file)})`], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  if (r.error) return String(r.error.message || r.error);
+  if (r.status !== 0) return (r.stderr || '').trim() || `exit code ${r.status}`;
+  return null;
+}
+
+function build({ debug = false, verify = false } = {}) {
+  const cargo = cargoCommand();
+  const args = ['build', '--lib', '--message-format=json-render-diagnostics'];
+  if (!debug) args.push('--release');
+  const jobs = process.env.CARGO_BUILD_JOBS;
+  if (jobs) args.push('--jobs', jobs);
+  console.log(`[mcp-ordered-dispatch] ${cargo} ${args.join(' ')}  (in ${ROOT})`);
+
+  const r = spawnSync(cargo, args, {
+    cwd: ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  if (r.error) {
+    if (r.error.code === 'ENOENT') throw new Error(rustMissingMessage(`\`${cargo}\` was not found`));
+    throw r.error;
+  }
+  if (r.status !== 0) {
+    throw new Error(`mcp-ordered-dispatch: cargo build failed (exit code ${r.status}, signal ${r.signal || 'none'})`);
+  }
+
+  const ext = process.platform === 'win32' ? '.dll' : process.platform === 'darwin' ? '.dylib' : '.so';
+  let artifact = null;
+  for (const line of r.stdout.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    let msg;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (msg.reason !== 'compiler-artifact' || !msg.target || msg.target.name !== LIB_NAME) continue;
+    if (!msg.target.kind.includes('cdylib')) continue;
+    artifact = msg.filenames.find((f) => f.endsWith(ext)) || artifact;
+  }
+  if (!artifact || !fs.existsSync(artifact)) {
+    throw new Error(`mcp-ordered-dispatch: cargo did not report a ${ext} cdylib for ${LIB_NAME}`);
+  }
+
+  const dest = prebuildPath();
+  fs.mkdirSync(path.dirname(dest), { recursive: true });
+  // Copy then rename: never rewrite in place a library another process has mapped.
+  const tmp = `${dest}.${process.pid}.tmp`;
+  fs.copyFileSync(artifact, tmp);
+  fs.renameSync(tmp, dest);
+  console.log(`[mcp-ordered-dispatch] ${debug ? 'debug' : 'release'} build: copied ${artifact} -> ${dest}`);
+
+  if (verify) {
+    const err = checkLoads(dest);
+    if (err) throw new Error(`mcp-ordered-dispatch: the freshly built ${dest} does not load: ${err}`);
+    console.log(`[mcp-ordered-dispatch] verified: ${dest} loads`);
+  }
+  return dest;
+}
+
+module.exports = { build, prebuildKey, prebuildPath, checkLoads, rustMissingMessage, MIN_RUST };
+
+if (require.main === module) {
+  const argv = process.argv.slice(2);
+  const unknown = argv.filter((a) => !['--debug', '--prebuild', '--release'].includes(a));
+  if (unknown.length) {
+    console.error(`usage: node scripts/build.cjs [--debug | --release | --prebuild]  (unknown: ${unknown.join(' ')})`);
+    process.exit(2);
+  }
+  try {
+    build({ debug: argv.includes('--debug'), verify: argv.includes('--prebuild') });
+  } catch (err) {
+    console.error(err && err.message ? err.message : err);
+    process.exit(1);
+  }
+}
