@@ -1,0 +1,119 @@
+// Public types of mcp-ordered-dispatch (ESM and CJS entries alike).
+
+/** A JSON-RPC message as a transport hands it to `onmessage`. */
+export type JSONRPCMessageLike = { jsonrpc: '2.0'; [key: string]: unknown };
+
+/** What a callback of the Dispatcher was running when it failed. */
+export type DispatchKind = 'response' | 'request' | 'notification' | 'invalid';
+
+/** The callbacks a {@link Dispatcher} calls, synchronously and in wire order. */
+export interface DispatcherCallbacks<Extra = unknown> {
+  /** A JSON-RPC result response (`isError` false) or error response (`isError` true). */
+  onResponse(message: JSONRPCMessageLike, isError: boolean): unknown;
+  onRequest(message: JSONRPCMessageLike, extra: Extra | undefined): unknown;
+  onNotification(message: JSONRPCMessageLike, extra: Extra | undefined): unknown;
+  /** Not a JSON-RPC 2.0 message; `reason` says what is wrong with it. */
+  onInvalid(message: unknown, reason: string): unknown;
+  /**
+   * A callback above threw, or returned a promise that rejected. Dispatch
+   * goes on with the next message either way. An exception thrown here is
+   * swallowed (and counted in `onErrorFailures`).
+   */
+  onError(error: unknown, kind: DispatchKind): unknown;
+}
+
+export interface DispatcherStats {
+  dispatched: number;
+  responses: number;
+  requests: number;
+  notifications: number;
+  invalid: number;
+  /** Callbacks that threw or whose promise rejected. */
+  handlerErrors: number;
+  onErrorFailures: number;
+  /** The most messages ever waiting behind a running callback (re-entrant delivery). */
+  maxQueued: number;
+  /** napi references taken for queued messages, and released; equal whenever the queue is empty. */
+  refsCreated: number;
+  refsReleased: number;
+}
+
+/**
+ * The native dispatcher: classifies each inbound message (in Rust) and calls
+ * the matching callback synchronously, in the order `dispatch` was called.
+ * A message dispatched while a callback of the same Dispatcher is running
+ * (re-entrant delivery) waits until that callback returns: callbacks run to
+ * completion, in wire order, and nothing is dropped.
+ *
+ * For custom transports and frameworks; `patchProtocol`/`install` create one
+ * per connection for the MCP SDK.
+ */
+export declare class Dispatcher<Extra = unknown> {
+  constructor(callbacks: DispatcherCallbacks<Extra>);
+  dispatch(message: unknown, extra?: Extra): void;
+  /** Messages queued behind the running callback. */
+  readonly pending: number;
+  stats(): DispatcherStats;
+}
+
+export type Classification = 'result' | 'error' | 'request' | 'notification' | { invalid: string };
+
+/** The Rust classifier on its own: what `dispatch` would do with `message`. */
+export declare function classify(message: unknown): Classification;
+
+/** Names an SDK build in results and error messages. */
+export interface SdkSource {
+  name: string;
+  version?: string;
+  build?: 'esm' | 'cjs';
+  file?: string;
+}
+
+export interface PatchedSdk extends SdkSource {
+  version: string;
+  build: 'esm' | 'cjs';
+  file: string;
+  generation: 1 | 2;
+}
+
+export interface InstallOptions {
+  /** Search from this directory instead of the working directory and the main module's. */
+  cwd?: string;
+  /** More directories to resolve SDK copies from (e.g. a dependency's own folder). */
+  paths?: string[];
+}
+
+export interface Installation {
+  /** Every SDK build that is now patched. */
+  patched: PatchedSdk[];
+  /** Restore the original methods (idempotent). */
+  uninstall(): void;
+}
+
+/**
+ * Patch every MCP SDK build (1.x `@modelcontextprotocol/sdk`, 2.x
+ * `@modelcontextprotocol/client` and `@modelcontextprotocol/server`; ESM and
+ * CJS) resolvable from the working directory and the main module. Idempotent.
+ * Throws {@link UnsupportedSdkError}, patching nothing, if a copy found is not supported.
+ */
+export declare function install(options?: InstallOptions): Installation;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyClass = abstract new (...args: any[]) => unknown;
+
+/**
+ * Patch one SDK `Protocol` class (for copies `install` cannot reach, e.g. a
+ * bundled or nested one). Idempotent; returns a function that restores the
+ * original methods. Throws {@link UnsupportedSdkError} if the class does not
+ * have the shape of a supported SDK, patching nothing.
+ */
+export declare function patchProtocol(Protocol: AnyClass, options?: { source?: SdkSource }): () => void;
+
+export declare function isPatched(Protocol: AnyClass): boolean;
+
+/** The Dispatcher a connected Client or Server routes its inbound messages through, if it is patched. */
+export declare function dispatcherOf(protocol: object): Dispatcher | undefined;
+
+export declare class UnsupportedSdkError extends Error {
+  name: 'UnsupportedSdkError';
+}

@@ -1,0 +1,6 @@
+// ESM entry: the same module instance as the CommonJS one, so state (what is
+// patched) is shared whichever way the package is loaded.
+import cjs from './index.cjs';
+
+export const { install, patchProtocol, isPatched, dispatcherOf, Dispatcher, classify, UnsupportedSdkError } = cjs;
+export default cjs;

@@ -1,0 +1,40 @@
+'use strict';
+// Adapter for @modelcontextprotocol/sdk 1.x (`sdk/shared/protocol.js`, ESM and CJS builds).
+//
+// The only SDK method replaced here is `_onnotification`: the stock one defers
+// every handler by a microtask, which lets a response that arrived after a
+// progress notification run first. This one runs the handler synchronously;
+// handler lookup, the fallback handler and the error text are the SDK's.
+
+const { invokeNotificationHandler, sourceOf } = require('./common.cjs');
+
+const generation = 1;
+
+/** Why this adapter cannot patch `Protocol`, or null when it can. */
+function refuse(Protocol) {
+  const proto = Protocol.prototype;
+  if (typeof proto._negotiatedWireCodec === 'function') return 'it is a 2.x Protocol';
+  for (const name of ['connect', '_onnotification', '_onresponse', '_onrequest', '_onprogress', '_onerror']) {
+    if (typeof proto[name] !== 'function') return `Protocol.prototype.${name} is missing`;
+  }
+  const onnotification = sourceOf(proto._onnotification);
+  if (!/this\._notificationHandlers\.get\(notification\.method\)/.test(onnotification)) {
+    return '_onnotification does not look up this._notificationHandlers by notification.method';
+  }
+  if (!/fallbackNotificationHandler/.test(onnotification)) return '_onnotification has no fallbackNotificationHandler';
+  if (!/\.onmessage\s*=/.test(sourceOf(proto.connect))) return 'connect() does not assign transport.onmessage';
+  return null;
+}
+
+function methods() {
+  return {
+    _onnotification(notification) {
+      const handler = this._notificationHandlers.get(notification.method) ?? this.fallbackNotificationHandler;
+      // Ignore notifications not being subscribed to (as the SDK does).
+      if (handler === undefined) return;
+      invokeNotificationHandler(this, handler, notification, undefined);
+    },
+  };
+}
+
+module.exports = { generation, refuse, methods };

@@ -1,0 +1,58 @@
+'use strict';
+// install(): patch every SDK copy the application resolves, now.
+
+const { patchProtocol, generationOf, UnsupportedSdkError } = require('./patch.cjs');
+const { findSdkCopies, defaultBases } = require('./discover.cjs');
+
+function loadProtocol(copy) {
+  // require() loads ESM builds too (Node >= 20.19) and returns the very
+  // module instance `import` would, so patching here patches what the app imports.
+  const exports = require(copy.file);
+  return exports?.Protocol;
+}
+
+/**
+ * Patch the Protocol class of every MCP SDK build resolvable from the
+ * working directory and the main module (and `options.paths`). All copies
+ * are checked before any is patched: if one is not supported, this throws
+ * an UnsupportedSdkError naming it, and nothing is patched.
+ */
+function install(options = {}) {
+  const bases = [...(options.paths ?? []), ...(options.cwd ? [options.cwd] : defaultBases())];
+  const copies = findSdkCopies(bases);
+  const plan = [];
+  const problems = [];
+  for (const copy of copies) {
+    const source = { name: copy.name, version: copy.version, build: copy.build, file: copy.file };
+    let Protocol;
+    try {
+      Protocol = loadProtocol(copy);
+    } catch (error) {
+      problems.push(`${copy.name}@${copy.version} (${copy.build.toUpperCase()} build) could not be loaded: ${error.message}`);
+      continue;
+    }
+    const generation = generationOf(Protocol, source);
+    if (generation instanceof Error) problems.push(generation.message);
+    else plan.push({ Protocol, source, generation });
+  }
+  if (problems.length > 0) {
+    throw new UnsupportedSdkError(problems.join('\n'));
+  }
+  const patched = [];
+  const unpatchers = [];
+  for (const { Protocol, source, generation } of plan) {
+    unpatchers.push(patchProtocol(Protocol, { source }));
+    patched.push({ ...source, generation });
+  }
+  let installed = true;
+  return {
+    patched,
+    uninstall() {
+      if (!installed) return;
+      installed = false;
+      for (const unpatch of unpatchers) unpatch();
+    },
+  };
+}
+
+module.exports = { install };

@@ -1,0 +1,194 @@
+'use strict';
+// patchProtocol(Protocol): route a Protocol class's inbound path through the
+// native Dispatcher. Two things change, and nothing else:
+//   1. connect(): the routing closure the SDK installs on transport.onmessage
+//      (zod type guards, then _onresponse/_onrequest/_onnotification) is
+//      replaced by one that hands each message to a per-connection native
+//      Dispatcher, which classifies it and calls back in wire order.
+//   2. _onnotification(): runs the handler synchronously instead of a
+//      microtask later (see the adapters).
+// _onresponse, _onrequest, _onprogress and every subclass override stay the SDK's.
+
+const { Dispatcher } = require('./native.cjs');
+const v1 = require('./adapters/v1.cjs');
+const v2 = require('./adapters/v2.cjs');
+const { notificationHandlerError } = require('./adapters/common.cjs');
+
+const ADAPTERS = [v2, v1];
+const kPatch = Symbol.for('mcp-ordered-dispatch.patch');
+const kDispatcher = Symbol.for('mcp-ordered-dispatch.dispatcher');
+
+class UnsupportedSdkError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'UnsupportedSdkError';
+  }
+}
+
+function describe(source) {
+  if (!source) return 'this Protocol class';
+  const build = source.build ? ` (${source.build.toUpperCase()} build)` : '';
+  return `${source.name}@${source.version ?? '?'}${build}`;
+}
+
+/** The adapter that recognises `Protocol`, or an UnsupportedSdkError saying why none does. */
+function selectAdapter(Protocol, source) {
+  if (typeof Protocol !== 'function' || Protocol.prototype === null || typeof Protocol.prototype !== 'object') {
+    return new UnsupportedSdkError(
+      `mcp-ordered-dispatch: ${describe(source)} is not a Protocol class (got ${typeof Protocol})`,
+    );
+  }
+  const reasons = [];
+  for (const adapter of ADAPTERS) {
+    const why = adapter.refuse(Protocol);
+    if (why === null) return adapter;
+    reasons.push(`${adapter.generation}.x: ${why}`);
+  }
+  return new UnsupportedSdkError(
+    `mcp-ordered-dispatch: ${describe(source)} is not supported; its Protocol does not have the shape ` +
+      `of a supported MCP SDK (${reasons.join('; ')}). Nothing was patched. ` +
+      'Supported: @modelcontextprotocol/sdk 1.x, @modelcontextprotocol/client and @modelcontextprotocol/server 2.x.',
+  );
+}
+
+function dispatcherFor(protocol, generation) {
+  return new Dispatcher({
+    // The classifier mirrors the SDK generation's own schemas.
+    sdk: generation,
+    onResponse: (message) => protocol._onresponse(message),
+    onRequest: (message, extra) => protocol._onrequest(message, extra),
+    onNotification: (message, extra) => protocol._onnotification(message, extra),
+    onInvalid: (message) => protocol._onerror(new Error(`Unknown message type: ${safeStringify(message)}`)),
+    // A subclass override or SDK method threw, or returned a promise that rejected.
+    onError: (error, kind) => protocol._onerror(kind === 'notification' ? notificationHandlerError(error) : error),
+  });
+}
+
+function safeStringify(value) {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/**
+ * Make `transport.onmessage = sdkRouting` (done by the SDK's connect before
+ * it starts the transport) install our routing instead. The SDK reads the
+ * previous onmessage first and calls it before routing; ours does the same.
+ * Returns a function that undoes the interception if the SDK never assigned.
+ */
+function interceptRouting(protocol, transport, generation) {
+  const own = Object.getOwnPropertyDescriptor(transport, 'onmessage');
+  if (own && !own.configurable) return () => {};
+  const readPrevious = () => (own ? (own.get ? own.get.call(transport) : own.value) : undefined);
+  let assigned = false;
+  const restore = () => {
+    if (own) Object.defineProperty(transport, 'onmessage', own);
+    else delete transport.onmessage;
+  };
+  Object.defineProperty(transport, 'onmessage', {
+    configurable: true,
+    enumerable: true,
+    get() {
+      return own ? readPrevious() : Reflect.get(Object.getPrototypeOf(transport) ?? {}, 'onmessage', transport);
+    },
+    set(_sdkRouting) {
+      const previous = this.onmessage;
+      assigned = true;
+      restore();
+      const dispatcher = dispatcherFor(protocol, generation);
+      protocol[kDispatcher] = dispatcher;
+      transport.onmessage = function orderedOnMessage(message, extra) {
+        previous?.(message, extra);
+        dispatcher.dispatch(message, extra);
+      };
+    },
+  });
+  return () => {
+    if (!assigned) restore();
+  };
+}
+
+function patchedConnect(originalConnect, generation) {
+  return function connect(transport, ...rest) {
+    if (transport === null || (typeof transport !== 'object' && typeof transport !== 'function')) {
+      return originalConnect.call(this, transport, ...rest);
+    }
+    const release = interceptRouting(this, transport, generation);
+    try {
+      return originalConnect.call(this, transport, ...rest);
+    } finally {
+      // connect() assigns onmessage synchronously, before its first await;
+      // if it threw first (e.g. already connected), leave the transport as it was.
+      release();
+    }
+  };
+}
+
+/**
+ * Patch `Protocol` (idempotent). Returns a function that restores the
+ * original methods. Throws UnsupportedSdkError, patching nothing, when the
+ * class does not have the shape of a supported SDK.
+ */
+function patchProtocol(Protocol, options = {}) {
+  const existing = patchRecord(Protocol);
+  if (existing) return existing.unpatch;
+  const adapter = selectAdapter(Protocol, options.source);
+  if (adapter instanceof Error) throw adapter;
+  const proto = Protocol.prototype;
+
+  const original = {
+    connect: proto.connect,
+    _onnotification: proto._onnotification,
+  };
+  const replacement = {
+    connect: patchedConnect(original.connect, adapter.generation),
+    ...adapter.methods(original),
+  };
+  const saved = {};
+  for (const name of Object.keys(replacement)) {
+    saved[name] = Object.getOwnPropertyDescriptor(proto, name);
+  }
+  for (const [name, fn] of Object.entries(replacement)) {
+    Object.defineProperty(proto, name, { value: fn, writable: true, configurable: true, enumerable: false });
+  }
+  const record = {
+    generation: adapter.generation,
+    source: options.source,
+    unpatch() {
+      if (proto[kPatch] !== record) return;
+      for (const [name, descriptor] of Object.entries(saved)) {
+        if (descriptor) Object.defineProperty(proto, name, descriptor);
+        else delete proto[name];
+      }
+      delete proto[kPatch];
+    },
+  };
+  Object.defineProperty(proto, kPatch, { value: record, configurable: true, enumerable: false });
+  return record.unpatch;
+}
+
+function patchRecord(Protocol) {
+  const proto = Protocol?.prototype;
+  return proto && Object.prototype.hasOwnProperty.call(proto, kPatch) ? proto[kPatch] : undefined;
+}
+
+function isPatched(Protocol) {
+  return patchRecord(Protocol) !== undefined;
+}
+
+/** The adapter generation of a patched class, or what selectAdapter says of an unpatched one. */
+function generationOf(Protocol, source) {
+  const record = patchRecord(Protocol);
+  if (record) return record.generation;
+  const adapter = selectAdapter(Protocol, source);
+  return adapter instanceof Error ? adapter : adapter.generation;
+}
+
+/** The native Dispatcher a connected Client/Server routes through, if any. */
+function dispatcherOf(protocol) {
+  return protocol?.[kDispatcher];
+}
+
+module.exports = { patchProtocol, isPatched, generationOf, dispatcherOf, UnsupportedSdkError };
