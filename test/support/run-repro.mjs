@@ -1,0 +1,58 @@
+// Test helper: run the progress-race reproduction in a child process and
+// resolve its one-line JSON result.
+//
+//   const r = await runReproChild({ sdk: 2, build: 'cjs', patched: false,
+//                                   pairs: 20, concurrency: 1,
+//                                   mode: 'last-with-response', progress: 3 });
+
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const RUNNERS = {
+  esm: fileURLToPath(new URL('./repro-esm.mjs', import.meta.url)),
+  cjs: fileURLToPath(new URL('./repro-cjs.cjs', import.meta.url)),
+};
+
+export async function runReproChild({
+  sdk = 1,
+  build = 'esm',
+  patched = false,
+  pairs = 20,
+  concurrency = 1,
+  mode = 'last-with-response',
+  progress = 3,
+  gap, // raw-server --gap= (undefined: server default, 'ping')
+} = {}) {
+  const runner = RUNNERS[build];
+  if (!runner) throw new TypeError(`build must be 'esm' or 'cjs', got ${build}`);
+  const args = [
+    runner,
+    `--sdk=${sdk}`,
+    `--patched=${patched ? 1 : 0}`,
+    `--pairs=${pairs}`,
+    `--concurrency=${concurrency}`,
+    `--mode=${mode}`,
+    `--progress=${progress}`,
+    ...(gap === undefined ? [] : [`--gap=${gap}`]),
+  ];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk) => { stdout += chunk; });
+  child.stderr.setEncoding('utf8').on('data', (chunk) => { stderr += chunk; });
+
+  const [code, signal] = await new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (c, s) => resolve([c, s]));
+  });
+  const label = `repro-${build} sdk=${sdk} patched=${patched ? 1 : 0} mode=${mode}`;
+  if (code !== 0) {
+    throw new Error(`${label} exited with ${signal ?? code}:\n${stderr || stdout}`);
+  }
+  const line = stdout.trim().split('\n').pop();
+  try {
+    return JSON.parse(line);
+  } catch {
+    throw new Error(`${label} printed no JSON result:\nstdout: ${stdout}\nstderr: ${stderr}`);
+  }
+}
