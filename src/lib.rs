@@ -8,3 +8,6 @@ pub mod core;
 
 #[cfg(feature = "napi")]
 pub mod binding;
+
+#[cfg(feature = "napi")]
+pub mod tokens_binding;

@@ -4,6 +4,7 @@
 pub mod classify;
 pub mod queue;
 pub mod stats;
+pub mod tokens;
 pub mod view;
 
 pub use classify::{classify, Classification, Profile};
