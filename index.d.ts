@@ -76,7 +76,30 @@ export interface PatchedSdk extends SdkSource {
   generation: 1 | 2;
 }
 
-export interface InstallOptions {
+/** A progress notification as the SDK's progress handler receives it. */
+export interface ProgressNotificationLike {
+  method: 'notifications/progress';
+  params: { progressToken: string | number; progress: number; total?: number; message?: string; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+export interface ProgressOptions {
+  /**
+   * Progress that arrives after its request finished (response, cancellation,
+   * timeout, maxTotalTimeout, failed send, terminal task cleanup) is dropped
+   * without `onerror`, counted, and handed here. A throw or rejection reaches
+   * `onerror` as a notification-handler error.
+   */
+  onLateProgress?: (notification: ProgressNotificationLike) => unknown;
+  /**
+   * How many finished requests' tokens each connection remembers (default
+   * 1024). Past the bound the oldest is forgotten, and progress for it is
+   * reported as an unknown token again. 0 remembers none (stock behaviour).
+   */
+  maxTombstones?: number;
+}
+
+export interface InstallOptions extends ProgressOptions {
   /** Search from this directory instead of the working directory and the main module's. */
   cwd?: string;
   /** More directories to resolve SDK copies from (e.g. a dependency's own folder). */
@@ -110,6 +133,46 @@ type AnyClass = abstract new (...args: any[]) => unknown;
 export declare function patchProtocol(Protocol: AnyClass, options?: { source?: SdkSource }): () => void;
 
 export declare function isPatched(Protocol: AnyClass): boolean;
+
+/** Per-instance settings for a Client or Server, overriding install()'s. */
+export declare function configure(clientOrServer: object, options: ProgressOptions): void;
+
+export interface DispatchStats {
+  /** Messages delivered to the SDK, by kind. */
+  delivered: number;
+  responses: number;
+  requests: number;
+  notifications: number;
+  invalid: number;
+  /** Progress after its request finished: dropped quietly. */
+  late: number;
+  /** Progress for a token never issued (or whose tombstone was evicted): reported through onerror. */
+  unknownToken: number;
+  /** Responses to requests already rejected by maxTotalTimeout, dropped quietly. */
+  lateResponses: number;
+  /** Notification handlers (and onLateProgress) that threw or rejected. */
+  handlerErrors: number;
+  tokens: { issued: number; retired: number; active: number; tombstones: number; evicted: number; maxTombstones: number };
+}
+
+/** Figures for a patched Client or Server; undefined before it first connects patched. */
+export declare function dispatchStats(clientOrServer: object): DispatchStats | undefined;
+
+/** The native progress-token table (one per Client/Server; exposed for custom frameworks). */
+export declare class ProgressTokens {
+  constructor(maxTombstones?: number);
+  maxTombstones: number;
+  issue(token: number): void;
+  /** False if the token was not active. */
+  retire(token: number): boolean;
+  /** Where a progress notification's `Number(progressToken)` stands; counts late and unknown ones. */
+  onProgress(token: number): 'active' | 'late' | 'unknown';
+  expectLateResponse(id: number): void;
+  takeLateResponse(id: number): boolean;
+  readonly expectsLateResponses: boolean;
+  clear(): void;
+  stats(): { issued: number; retired: number; late: number; unknown: number; evicted: number; lateResponses: number; active: number; tombstones: number };
+}
 
 /** The Dispatcher a connected Client or Server routes its inbound messages through, if it is patched. */
 export declare function dispatcherOf(protocol: object): Dispatcher | undefined;

@@ -2,5 +2,16 @@
 // patched) is shared whichever way the package is loaded.
 import cjs from './index.cjs';
 
-export const { install, patchProtocol, isPatched, dispatcherOf, Dispatcher, classify, UnsupportedSdkError } = cjs;
+export const {
+  install,
+  patchProtocol,
+  isPatched,
+  configure,
+  dispatchStats,
+  dispatcherOf,
+  Dispatcher,
+  ProgressTokens,
+  classify,
+  UnsupportedSdkError,
+} = cjs;
 export default cjs;

@@ -3,6 +3,7 @@
 
 const { patchProtocol, generationOf, UnsupportedSdkError } = require('./patch.cjs');
 const { findSdkCopies, defaultBases } = require('./discover.cjs');
+const progress = require('./progress.cjs');
 
 function loadProtocol(copy) {
   // require() loads ESM builds too (Node >= 20.19) and returns the very
@@ -38,6 +39,7 @@ function install(options = {}) {
   if (problems.length > 0) {
     throw new UnsupportedSdkError(problems.join('\n'));
   }
+  progress.setDefaults(options);
   const patched = [];
   const unpatchers = [];
   for (const { Protocol, source, generation } of plan) {

@@ -7,16 +7,18 @@
 //      Dispatcher, which classifies it and calls back in wire order.
 //   2. _onnotification(): runs the handler synchronously instead of a
 //      microtask later (see the adapters).
-// _onresponse, _onrequest, _onprogress and every subclass override stay the SDK's.
+//   3. _onprogress(): asks the progress-token table first (lib/progress.cjs),
+//      so progress after its request finished is dropped quietly.
+// _onresponse, _onrequest and every subclass override stay the SDK's.
 
 const { Dispatcher } = require('./native.cjs');
 const v1 = require('./adapters/v1.cjs');
 const v2 = require('./adapters/v2.cjs');
 const { notificationHandlerError } = require('./adapters/common.cjs');
+const progress = require('./progress.cjs');
 
 const ADAPTERS = [v2, v1];
 const kPatch = Symbol.for('mcp-ordered-dispatch.patch');
-const kDispatcher = Symbol.for('mcp-ordered-dispatch.dispatcher');
 
 class UnsupportedSdkError extends Error {
   constructor(message) {
@@ -51,11 +53,14 @@ function selectAdapter(Protocol, source) {
   );
 }
 
-function dispatcherFor(protocol, generation) {
+function dispatcherFor(protocol, state, generation) {
   return new Dispatcher({
     // The classifier mirrors the SDK generation's own schemas.
     sdk: generation,
-    onResponse: (message) => protocol._onresponse(message),
+    onResponse: (message) => {
+      if (progress.isExpectedLateResponse(protocol, state, message)) return;
+      protocol._onresponse(message);
+    },
     onRequest: (message, extra) => protocol._onrequest(message, extra),
     onNotification: (message, extra) => protocol._onnotification(message, extra),
     onInvalid: (message) => protocol._onerror(new Error(`Unknown message type: ${safeStringify(message)}`)),
@@ -97,8 +102,10 @@ function interceptRouting(protocol, transport, generation) {
       const previous = this.onmessage;
       assigned = true;
       restore();
-      const dispatcher = dispatcherFor(protocol, generation);
-      protocol[kDispatcher] = dispatcher;
+      // One Dispatcher per instance, kept across reconnects.
+      const state = progress.stateOf(protocol);
+      state.dispatcher ??= dispatcherFor(protocol, state, generation);
+      const dispatcher = state.dispatcher;
       transport.onmessage = function orderedOnMessage(message, extra) {
         previous?.(message, extra);
         dispatcher.dispatch(message, extra);
@@ -115,6 +122,7 @@ function patchedConnect(originalConnect, generation) {
     if (transport === null || (typeof transport !== 'object' && typeof transport !== 'function')) {
       return originalConnect.call(this, transport, ...rest);
     }
+    progress.instrumentProgressHandlers(this, progress.stateOf(this));
     const release = interceptRouting(this, transport, generation);
     try {
       return originalConnect.call(this, transport, ...rest);
@@ -141,9 +149,11 @@ function patchProtocol(Protocol, options = {}) {
   const original = {
     connect: proto.connect,
     _onnotification: proto._onnotification,
+    _onprogress: proto._onprogress,
   };
   const replacement = {
     connect: patchedConnect(original.connect, adapter.generation),
+    _onprogress: progress.makeOnProgress(original._onprogress),
     ...adapter.methods(original),
   };
   const saved = {};
@@ -188,7 +198,7 @@ function generationOf(Protocol, source) {
 
 /** The native Dispatcher a connected Client/Server routes through, if any. */
 function dispatcherOf(protocol) {
-  return protocol?.[kDispatcher];
+  return protocol?.[progress.kState]?.dispatcher;
 }
 
 module.exports = { patchProtocol, isPatched, generationOf, dispatcherOf, UnsupportedSdkError };

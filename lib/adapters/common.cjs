@@ -2,6 +2,8 @@
 // Pieces both SDK adapters share.
 
 const fnToString = Function.prototype.toString;
+// Per-instance state of a patched Client/Server (see lib/progress.cjs).
+const kState = Symbol.for('mcp-ordered-dispatch.state');
 
 function sourceOf(fn) {
   try {
@@ -31,12 +33,18 @@ function invokeNotificationHandler(protocol, handler, notification, codec, withC
   try {
     result = withCodec ? handler(notification, codec) : handler(notification);
   } catch (error) {
-    protocol._onerror(notificationHandlerError(error));
+    reportHandlerError(protocol, error);
     return;
   }
   if (isThenable(result)) {
-    result.then(undefined, (error) => protocol._onerror(notificationHandlerError(error)));
+    result.then(undefined, (error) => reportHandlerError(protocol, error));
   }
 }
 
-module.exports = { sourceOf, notificationHandlerError, invokeNotificationHandler };
+function reportHandlerError(protocol, error) {
+  const state = protocol[kState];
+  if (state !== undefined) state.handlerErrors++;
+  protocol._onerror(notificationHandlerError(error));
+}
+
+module.exports = { kState, sourceOf, notificationHandlerError, invokeNotificationHandler, reportHandlerError };
