@@ -5,8 +5,10 @@
 // calling transport.onmessage(...), exactly as a transport does after a read.
 
 class ScriptedTransport {
-  constructor({ capabilities = { tools: {} } } = {}) {
+  constructor({ capabilities = { tools: {} }, failSend } = {}) {
     this.sent = [];
+    // failSend(message) -> true makes send() reject for that message (after recording it).
+    this.failSend = failSend;
     this.capabilities = capabilities;
     this.onmessage = undefined;
     this.onerror = undefined;
@@ -19,6 +21,8 @@ class ScriptedTransport {
 
   async send(message) {
     this.sent.push(message);
+    for (const waiter of this._waiters.splice(0)) waiter();
+    if (this.failSend?.(message)) throw new Error('send failed (scripted)');
     if (message.method === 'initialize' && message.id !== undefined) {
       setImmediate(() =>
         this.onmessage?.({
@@ -32,7 +36,6 @@ class ScriptedTransport {
         }),
       );
     }
-    for (const waiter of this._waiters.splice(0)) waiter();
   }
 
   async close() {
