@@ -57,7 +57,19 @@ const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 // them to the native `_dispatchGathered`, which makes every decision and owns
 // the ordering queue. `keys` = -1 makes the native side read the message
 // itself (non-objects, or a getter/proxy that threw here).
+//
+// Hand-off from lib/stdio.cjs: its native read buffer leaves in `handoff` the
+// message readMessage() just returned, which the Rust framer has already
+// validated and classified (code 1 result, 2 error response, 3 request,
+// 4 notification). When the SDK passes that very object on to dispatch(),
+// gathering is skipped and the native side gets canonical arguments of that
+// class (the callbacks still receive the real message). Progress
+// notifications are gathered as usual, for the native progress fast path.
+const handoff = { message: undefined, code: 0, enabled: true, hits: 0 };
+const CLASSIFIED = Object.freeze({});
+
 function installGatheringDispatch(native) {
+  native.handoff = handoff;
   const proto = native.Dispatcher && native.Dispatcher.prototype;
   if (!proto || typeof proto._dispatchGathered !== 'function') return native;
   const gathered = proto._dispatchGathered;
@@ -65,10 +77,25 @@ function installGatheringDispatch(native) {
     if (typeof message !== 'object' || message === null) {
       return gathered.call(this, message, extra, -1);
     }
+    if (message === handoff.message) {
+      handoff.message = undefined;
+      const code = handoff.code;
+      if (handoff.enabled && (code !== 4 || message.method !== 'notifications/progress')) {
+        handoff.hits++;
+        // (message, extra, keys, unknown, jsonrpc, id, result, error, method, params, ..., eCode, eMessage)
+        if (code === 1) return gathered.call(this, message, extra, 7, undefined, '2.0', 0, CLASSIFIED);
+        if (code === 2) return gathered.call(this, message, extra, 11, undefined, '2.0', 0, undefined, CLASSIFIED, undefined, undefined, undefined, undefined, undefined, undefined, 0, '');
+        if (code === 3) return gathered.call(this, message, extra, 19, undefined, '2.0', 0, undefined, undefined, '');
+        if (code === 4) return gathered.call(this, message, extra, 17, undefined, '2.0', undefined, undefined, undefined, '');
+      }
+    }
     let keys = 0;
     let unknown;
     let jsonrpc, id, result, error, method, params;
     let rMeta, rToken, rTask, rTaskId, eCode, eMessage, pMeta, pToken, pTask, pTaskId;
+    // The params of a progress notification, for the progress fast path.
+    let prKeys = -1;
+    let prUnknown, prToken, prProgress, prTotal, prMessage;
     try {
       for (const key in message) {
         switch (key) {
@@ -100,6 +127,22 @@ function installGatheringDispatch(native) {
         eMessage = error.message;
       }
       if (typeof params === 'object' && params !== null) {
+        if (method === 'notifications/progress') {
+          prKeys = 0;
+          for (const key in params) {
+            switch (key) {
+              case 'progressToken': prKeys |= 1; break;
+              case 'progress': prKeys |= 2; break;
+              case 'total': prKeys |= 4; break;
+              case 'message': prKeys |= 8; break;
+              default: if (prUnknown === undefined) prUnknown = key;
+            }
+          }
+          prToken = params.progressToken;
+          prProgress = params.progress;
+          prTotal = params.total;
+          prMessage = params.message;
+        }
         pMeta = params._meta;
         if (typeof pMeta === 'object' && pMeta !== null) {
           pToken = pMeta.progressToken;
@@ -113,6 +156,7 @@ function installGatheringDispatch(native) {
     return gathered.call(
       this, message, extra, keys, unknown, jsonrpc, id, result, error, method, params,
       rMeta, rToken, rTask, rTaskId, eCode, eMessage, pMeta, pToken, pTask, pTaskId,
+      prKeys, prUnknown, prToken, prProgress, prTotal, prMessage,
     );
   }
   Object.defineProperty(proto, 'dispatch', {

@@ -36,6 +36,7 @@ use napi::sys;
 use napi::{Error, Result, Status};
 use napi_derive::napi;
 
+use crate::core::progress::plain_progress;
 use crate::core::{
     classify, run_ordered, Classification, Counters, Delivered, JsonView, Kind, OrderedQueue,
     Profile, ViewError,
@@ -367,7 +368,11 @@ const P_META: usize = 6;
 const P_TOKEN: usize = 7;
 const P_TASK: usize = 8;
 const P_TASK_ID: usize = 9;
-const NESTED: usize = 10;
+// params of a `notifications/progress` (gathered only for that method):
+// `PROGRESS_NAMES[i]` is at `PR_TOKEN + i`.
+const PR_TOKEN: usize = 10;
+const NESTED: usize = 14;
+const PROGRESS_NAMES: [&str; 4] = ["progressToken", "progress", "total", "message"];
 
 struct Gathered {
     env: sys::napi_env,
@@ -378,6 +383,11 @@ struct Gathered {
     unknown: sys::napi_value,
     top: [sys::napi_value; 6],
     nested: [sys::napi_value; NESTED],
+    /// Bit i set: `PROGRESS_NAMES[i]` is a `for...in` key of `params`; -1:
+    /// the params of this message were not gathered.
+    progress_keys: i32,
+    /// The first other `for...in` key of `params` (a string), or undefined.
+    progress_unknown: sys::napi_value,
 }
 
 #[derive(Clone, Copy)]
@@ -430,6 +440,9 @@ impl<'g> GatheredView<'g> {
             (Slot::Nested(P_META), "progressToken") => Slot::Nested(P_TOKEN),
             (Slot::Nested(P_META), k) if k == RT => Slot::Nested(P_TASK),
             (Slot::Nested(P_TASK), "taskId") => Slot::Nested(P_TASK_ID),
+            (Slot::Top(PARAMS_I), k) if self.g.progress_keys >= 0 => {
+                Slot::Nested(PR_TOKEN + PROGRESS_NAMES.iter().position(|n| *n == k)?)
+            }
             _ => return None,
         })
     }
@@ -473,6 +486,22 @@ impl JsonView for GatheredView<'_> {
             &dyn Fn() -> std::result::Result<Self, ViewError>,
         ) -> std::result::Result<bool, ViewError>,
     {
+        if self.slot == Slot::Top(PARAMS_I) && self.g.progress_keys >= 0 {
+            for (i, name) in PROGRESS_NAMES.iter().enumerate() {
+                if self.g.progress_keys & (1 << i) != 0 {
+                    let value = || Ok(self.at(Slot::Nested(PR_TOKEN + i)));
+                    if !f(name, &value)? {
+                        return Ok(());
+                    }
+                }
+            }
+            if type_of(self.g.env, self.g.progress_unknown) == sys::ValueType::napi_string {
+                let name = read_long_string(self.g.env, self.g.progress_unknown);
+                let value = || self.get(&name);
+                f(&name, &value)?;
+            }
+            return Ok(());
+        }
         if self.slot != Slot::Message {
             let g = self.g;
             return self.raw.for_each_key(|k, value| {
@@ -667,8 +696,12 @@ fn make_rejection_handlers(
 /// a strong reference to a `[message, extra]` array.
 struct Queued {
     holder: sys::napi_ref,
-    class: Classification,
+    class: Routed,
 }
+
+/// A classification, and whether a notification is a plain progress
+/// notification (see `core::progress`), which `onNotification` is told.
+type Routed = (Classification, bool);
 
 /// Delivers inbound JSON-RPC messages to callbacks in wire order.
 #[napi]
@@ -825,7 +858,7 @@ impl Dispatcher {
                 },
                 self.profile,
             );
-            self.dispatch_classified(env, message, extra, class);
+            self.dispatch_classified(env, message, extra, (class, false));
             Ok(())
         })
     }
@@ -858,20 +891,29 @@ impl Dispatcher {
         p_token: Unknown,
         p_task: Unknown,
         p_task_id: Unknown,
+        pr_keys: Unknown,
+        pr_unknown: Unknown,
+        pr_token: Unknown,
+        pr_progress: Unknown,
+        pr_total: Unknown,
+        pr_message: Unknown,
     ) -> Result<()> {
         let env = env.raw();
         guarded("dispatch()", || {
             let mut k = -1i32;
             unsafe { sys::napi_get_value_int32(env, keys.raw(), &mut k) };
-            let class = if k < 0 {
-                classify(
+            let (class, plain) = if k < 0 {
+                let class = classify(
                     &NapiView {
                         env,
                         value: message.raw(),
                     },
                     self.profile,
-                )
+                );
+                (class, false)
             } else {
+                let mut progress_keys = -1i32;
+                unsafe { sys::napi_get_value_int32(env, pr_keys.raw(), &mut progress_keys) };
                 let g = Gathered {
                     env,
                     message: message.raw(),
@@ -896,11 +938,22 @@ impl Dispatcher {
                         p_token.raw(),
                         p_task.raw(),
                         p_task_id.raw(),
+                        pr_token.raw(),
+                        pr_progress.raw(),
+                        pr_total.raw(),
+                        pr_message.raw(),
                     ],
+                    progress_keys,
+                    progress_unknown: pr_unknown.raw(),
                 };
-                classify(&GatheredView::root(&g), self.profile)
+                let root = GatheredView::root(&g);
+                let class = classify(&root, self.profile);
+                let plain = progress_keys >= 0
+                    && class == Classification::Notification
+                    && plain_progress(&root);
+                (class, plain)
             };
-            self.dispatch_classified(env, message.raw(), extra.raw(), class);
+            self.dispatch_classified(env, message.raw(), extra.raw(), (class, plain));
             Ok(())
         })
     }
@@ -947,13 +1000,13 @@ impl Dispatcher {
         env: sys::napi_env,
         message: sys::napi_value,
         extra: sys::napi_value,
-        class: Classification,
+        class: Routed,
     ) {
         let class = std::cell::Cell::new(Some(class));
         let take_class = || {
             class
                 .take()
-                .unwrap_or(Classification::Invalid(String::new()))
+                .unwrap_or((Classification::Invalid(String::new()), false))
         };
         run_ordered(
             &self.queue,
@@ -976,7 +1029,7 @@ impl Dispatcher {
         env: sys::napi_env,
         message: sys::napi_value,
         extra: sys::napi_value,
-        class: Classification,
+        class: Routed,
     ) -> Queued {
         let mut holder = ptr::null_mut();
         let mut r = ptr::null_mut();
@@ -1000,7 +1053,7 @@ impl Dispatcher {
         &self,
         env: sys::napi_env,
         queued: Queued,
-    ) -> (sys::napi_value, sys::napi_value, Classification) {
+    ) -> (sys::napi_value, sys::napi_value, Routed) {
         let mut holder = ptr::null_mut();
         let mut message = undefined(env);
         let mut extra = undefined(env);
@@ -1023,9 +1076,11 @@ impl Dispatcher {
         env: sys::napi_env,
         message: sys::napi_value,
         extra: sys::napi_value,
-        class: Classification,
+        (class, plain_progress): Routed,
     ) {
         let mut second = extra;
+        let mut third = ptr::null_mut();
+        unsafe { sys::napi_get_boolean(env, plain_progress, &mut third) };
         let (index, counted) = match class {
             Classification::Result | Classification::Error => {
                 let is_error = matches!(class, Classification::Error);
@@ -1043,10 +1098,12 @@ impl Dispatcher {
         let Some(callback) = self.callback(env, self.callbacks[index]) else {
             return;
         };
-        let argv = [message, second];
+        // onNotification(message, extra, plainProgress); the others take two.
+        let argv = [message, second, third];
+        let argc = if index == ON_NOTIFICATION { 3 } else { 2 };
         let mut ret = ptr::null_mut();
         let status = unsafe {
-            sys::napi_call_function(env, undefined(env), callback, 2, argv.as_ptr(), &mut ret)
+            sys::napi_call_function(env, undefined(env), callback, argc, argv.as_ptr(), &mut ret)
         };
         if status == OK {
             let mut is_promise = false;

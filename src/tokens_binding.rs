@@ -4,7 +4,6 @@
 
 use std::cell::RefCell;
 
-use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::core::tokens::{TokenState, TokenTable, DEFAULT_TOMBSTONES};

@@ -2,6 +2,7 @@
 //! `cargo test`.
 
 pub mod classify;
+pub mod progress;
 pub mod queue;
 pub mod stats;
 pub mod tokens;
