@@ -152,6 +152,8 @@ export interface DispatchStats {
   lateResponses: number;
   /** Notification handlers (and onLateProgress) that threw or rejected. */
   handlerErrors: number;
+  /** Plain progress notifications validated in Rust that skipped the SDK's zod parse. */
+  fastProgress: number;
   tokens: { issued: number; retired: number; active: number; tombstones: number; evicted: number; maxTombstones: number };
 }
 

@@ -62,7 +62,11 @@ function dispatcherFor(protocol, state, generation) {
       protocol._onresponse(message);
     },
     onRequest: (message, extra) => protocol._onrequest(message, extra),
-    onNotification: (message, extra) => protocol._onnotification(message, extra),
+    onNotification: (message, extra, plainProgress) => {
+      // Rust found a plain progress notification: the adapter may skip zod (lib/progress.cjs).
+      state.plainProgress = plainProgress ? message : undefined;
+      protocol._onnotification(message, extra);
+    },
     onInvalid: (message) => protocol._onerror(new Error(`Unknown message type: ${safeStringify(message)}`)),
     // A subclass override or SDK method threw, or returned a promise that rejected.
     onError: (error, kind) => protocol._onerror(kind === 'notification' ? notificationHandlerError(error) : error),
@@ -150,10 +154,12 @@ function patchProtocol(Protocol, options = {}) {
     connect: proto.connect,
     _onnotification: proto._onnotification,
     _onprogress: proto._onprogress,
+    setNotificationHandler: proto.setNotificationHandler,
   };
   const replacement = {
     connect: patchedConnect(original.connect, adapter.generation),
     _onprogress: progress.makeOnProgress(original._onprogress),
+    setNotificationHandler: progress.makeSetNotificationHandler(original.setNotificationHandler),
     ...adapter.methods(original),
   };
   const saved = {};

@@ -13,8 +13,9 @@
 // "unknown token" error.
 
 const { ProgressTokens } = require('./native.cjs');
-const { kState, reportHandlerError } = require('./adapters/common.cjs');
+const { kState, reportHandlerError, sourceOf } = require('./adapters/common.cjs');
 
+const MapGet = Map.prototype.get;
 const MapSet = Map.prototype.set;
 const MapDelete = Map.prototype.delete;
 const MapClear = Map.prototype.clear;
@@ -45,6 +46,11 @@ function stateOf(protocol) {
       lateResponses: 0,
       handlerErrors: 0,
       dispatcher: undefined,
+      // The progress fast path: the SDK's own registered progress handler, and
+      // the notification the dispatcher found to be plain progress (in Rust).
+      sdkProgressHandler: undefined,
+      plainProgress: undefined,
+      fastProgress: 0,
     };
     Object.defineProperty(protocol, kState, { value: state, configurable: true });
   }
@@ -111,6 +117,52 @@ function makeOnProgress(stockOnProgress) {
   };
 }
 
+// The handler every SDK Protocol constructor registers for notifications/progress.
+const SDK_PROGRESS_HANDLER = /^\(?\s*notification\s*\)?\s*=>\s*\{\s*this\._onprogress\(notification\);?\s*\}$/;
+
+/**
+ * The patched `setNotificationHandler`. The Protocol constructor registers
+ * the SDK's own progress handler first thing; remember the wrapper it stored,
+ * so that `_onnotification` knows when the handler in place is still the
+ * SDK's (a user-replaced one never takes the fast path).
+ */
+function makeSetNotificationHandler(stockSetNotificationHandler) {
+  return function setNotificationHandler(...args) {
+    const handlers = this._notificationHandlers;
+    const first = handlers instanceof Map && !handlers.has('notifications/progress');
+    const result = stockSetNotificationHandler.apply(this, args);
+    if (first && typeof args[1] === 'function' && args.length === 2 && SDK_PROGRESS_HANDLER.test(sourceOf(args[1]))) {
+      const stored = MapGet.call(handlers, 'notifications/progress');
+      if (stored !== undefined) stateOf(this).sdkProgressHandler = stored;
+    }
+    return result;
+  };
+}
+
+/**
+ * If `notification` may take the progress fast path, take it and return true:
+ * Rust found it to be a plain progress notification (so the SDK's zod parse
+ * would only drop `jsonrpc`), and `handler` is still the SDK's own. Builds
+ * exactly what that parse returns (same keys, same order) and calls the
+ * progress logic, as the SDK's handler does.
+ */
+function tryPlainProgress(protocol, handler, notification) {
+  const state = protocol[kState];
+  if (state === undefined || state.plainProgress !== notification || handler !== state.sdkProgressHandler) return false;
+  const p = notification.params;
+  const params = { progress: p.progress };
+  if (p.total !== undefined) params.total = p.total;
+  if (p.message !== undefined) params.message = p.message;
+  params.progressToken = p.progressToken;
+  state.fastProgress++;
+  try {
+    protocol._onprogress({ method: notification.method, params });
+  } catch (error) {
+    reportHandlerError(protocol, error);
+  }
+  return true;
+}
+
 /** Whether a response is the late answer to a request already rejected (see makeOnProgress). */
 function isExpectedLateResponse(protocol, state, message) {
   if (state.expectedLateResponses === 0) return false;
@@ -152,6 +204,8 @@ function dispatchStats(protocol) {
     unknownToken: t.unknown,
     lateResponses: state.lateResponses,
     handlerErrors: state.handlerErrors + (d?.handlerErrors ?? 0),
+    /** Progress notifications validated in Rust that skipped the SDK's zod parse. */
+    fastProgress: state.fastProgress,
     tokens: { issued: t.issued, retired: t.retired, active: t.active, tombstones: t.tombstones, evicted: t.evicted, maxTombstones: state.tokens.maxTombstones },
   };
 }
@@ -162,6 +216,8 @@ module.exports = {
   setDefaults,
   instrumentProgressHandlers,
   makeOnProgress,
+  makeSetNotificationHandler,
+  tryPlainProgress,
   isExpectedLateResponse,
   configure,
   dispatchStats,

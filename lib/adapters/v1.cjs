@@ -7,6 +7,7 @@
 // handler lookup, the fallback handler and the error text are the SDK's.
 
 const { invokeNotificationHandler, sourceOf } = require('./common.cjs');
+const { tryPlainProgress } = require('../progress.cjs');
 
 const generation = 1;
 
@@ -14,7 +15,7 @@ const generation = 1;
 function refuse(Protocol) {
   const proto = Protocol.prototype;
   if (typeof proto._negotiatedWireCodec === 'function') return 'it is a 2.x Protocol';
-  for (const name of ['connect', '_onnotification', '_onresponse', '_onrequest', '_onprogress', '_onerror']) {
+  for (const name of ['connect', '_onnotification', '_onresponse', '_onrequest', '_onprogress', '_onerror', 'setNotificationHandler']) {
     if (typeof proto[name] !== 'function') return `Protocol.prototype.${name} is missing`;
   }
   const onnotification = sourceOf(proto._onnotification);
@@ -32,6 +33,7 @@ function methods() {
       const handler = this._notificationHandlers.get(notification.method) ?? this.fallbackNotificationHandler;
       // Ignore notifications not being subscribed to (as the SDK does).
       if (handler === undefined) return;
+      if (tryPlainProgress(this, handler, notification)) return;
       invokeNotificationHandler(this, handler, notification, undefined);
     },
   };

@@ -14,6 +14,7 @@
 // they call `super`, which lands here.
 
 const { invokeNotificationHandler, sourceOf } = require('./common.cjs');
+const { tryPlainProgress } = require('../progress.cjs');
 
 const generation = 2;
 
@@ -64,6 +65,7 @@ function refuse(Protocol) {
     '_onprogress',
     '_onerror',
     '_negotiatedWireCodec',
+    'setNotificationHandler',
   ]) {
     if (typeof proto[name] !== 'function') return `Protocol.prototype.${name} is missing`;
   }
@@ -121,6 +123,7 @@ function methods(original) {
       const handler = MapGet.call(handlers, rawNotification.method);
       const fallback = this.fallbackNotificationHandler;
       if (handler === undefined && fallback === undefined) return;
+      if (tryPlainProgress(this, handler, rawNotification)) return; // plain progress has no _meta to lift
       const notification = lifts ? liftNotification(rawNotification) : rawNotification;
       if (handler === undefined) invokeNotificationHandler(this, fallback, notification);
       else invokeNotificationHandler(this, handler, notification, this._negotiatedWireCodec(), true);
