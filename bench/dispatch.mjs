@@ -133,6 +133,13 @@ export function measureDispatch({ rounds = Number(args.rounds ?? 5), sdks = Stri
 
 if (args.child) {
   await child();
+} else if (process.argv[1] === fileURLToPath(import.meta.url) && args.json) {
+  // For bench/run.mjs: one JSON line of table rows.
+  const rows = measureDispatch().flatMap((r) => [
+    { row: `(a) ns per inbound message, real ${r.sdk}.x Client, ${CALLS} calls in flight, 3 progress + 1 response each`, stock: r.stock, patched: r.patched, unit: 'ns', lowerIsBetter: true, note: `progress delivered: stock ${r.progress.stock}, patched ${r.progress.patched} of ${r.progress.expected}` },
+    { row: `(a) same input, ${r.sdk}.x, against the pure-JS fix (synchronous _onnotification)`, stock: r.jsfix, patched: r.patched, unit: 'ns', lowerIsBetter: true, baseline: 'pure-JS fix', note: `pure-JS fix delivers ${r.progress.jsfix} of ${r.progress.expected}` },
+  ]);
+  console.log(JSON.stringify({ rows }));
 } else if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const rows = measureDispatch();
   console.log(`(a) ns per inbound message through a real Client, ${CALLS} calls in flight, 3 progress + 1 response each (median of ${args.rounds ?? 5} runs)`);

@@ -1,0 +1,42 @@
+// `npm run bench`: every benchmark, stock against patched measured in the same
+// run, as one table. Each script also runs alone (see its header); here each
+// is asked for `--json` rows: { row, stock, patched, unit, lowerIsBetter, baseline?, note? }.
+//
+//   npm run bench                  the full table
+//   npm run bench -- --quick       fewer rounds and smaller inputs (a smoke run)
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const quick = process.argv.includes('--quick');
+const here = (f) => fileURLToPath(new URL(f, import.meta.url));
+const BENCHES = [
+  ['dispatch.mjs', quick ? ['--rounds=1', '--calls=5000'] : ['--rounds=5']],
+  ['framing.mjs', quick ? ['--quick'] : []],
+  ['stdio.mjs', quick ? ['--rounds=1', '--calls=200'] : ['--rounds=3']],
+  ['memory.mjs', quick ? ['--quick'] : []],
+];
+
+const rows = [];
+for (const [script, extra] of BENCHES) {
+  if (!fs.existsSync(here(script))) continue;
+  process.stderr.write(`running bench/${script} ${extra.join(' ')}...\n`);
+  const r = spawnSync(process.execPath, ['--expose-gc', here(script), '--json', ...extra], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (r.status !== 0) {
+    console.error(`bench/${script} failed:\n${r.stderr}`);
+    process.exitCode = 1;
+    continue;
+  }
+  const line = r.stdout.trim().split('\n').pop();
+  rows.push(...JSON.parse(line).rows);
+}
+
+const fmt = (n, unit) => (unit === 'MB' || unit === 'MB/s' ? n.toFixed(1) : n >= 100 ? n.toFixed(0) : n.toFixed(2));
+console.log(`\nmcp-ordered-dispatch benchmarks — node ${process.version}, ${new Date().toISOString().slice(0, 10)}\n`);
+console.log('| measurement | stock (or baseline) | patched | patched ÷ stock | notes |');
+console.log('|---|---|---|---|---|');
+for (const r of rows) {
+  const ratio = r.stock ? `${(r.patched / r.stock).toFixed(2)}× ${r.lowerIsBetter ? '(lower is better)' : '(higher is better)'}` : '—';
+  const base = r.baseline ? `${fmt(r.stock, r.unit)} ${r.unit} (${r.baseline})` : `${fmt(r.stock, r.unit)} ${r.unit}`;
+  console.log(`| ${r.row} | ${base} | ${fmt(r.patched, r.unit)} ${r.unit} | ${ratio} | ${r.note ?? ''} |`);
+}
