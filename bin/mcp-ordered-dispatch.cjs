@@ -1,0 +1,83 @@
+#!/usr/bin/env node
+'use strict';
+// npx mcp-ordered-dispatch doctor [--cwd=DIR] [--json] [--pairs=N]
+// npx mcp-ordered-dispatch raw-server [--mode=M] [--progress=N] [--gap=G]
+
+const USAGE = `Usage:
+  mcp-ordered-dispatch doctor [--cwd=DIR] [--json] [--pairs=N]
+      List the MCP SDK copies the project in DIR (default: the working
+      directory) resolves, say which mcp-ordered-dispatch can patch, and run
+      the lost-progress reproduction against each, stock and patched.
+      Exit code 0 when every copy found is fixed by the patch, 1 otherwise.
+  mcp-ordered-dispatch raw-server [--mode=M] [--progress=N] [--gap=ping|immediate|MS]
+      Serve the raw (SDK-free) MCP test server on stdin/stdout. Modes:
+      separate, last-with-response, all-in-one, terminal-after-result, never-issued.
+`;
+
+const DOCTOR_OPTIONS = { cwd: 'value', pairs: 'value', json: 'flag', help: 'flag' };
+
+function parseOptions(argv, known) {
+  const options = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const match = /^--([^=]+)(?:=(.*))?$/.exec(arg);
+    if (!match) throw new Error(`unexpected argument: ${arg}`);
+    const [, key, inline] = match;
+    if (!known[key]) throw new Error(`unknown option --${key}`);
+    if (known[key] === 'flag') {
+      if (inline !== undefined) throw new Error(`--${key} takes no value`);
+      options[key] = true;
+      continue;
+    }
+    const value = inline ?? argv[++i];
+    if (value === undefined) throw new Error(`--${key} needs a value`);
+    options[key] = value;
+  }
+  return options;
+}
+
+async function doctorCommand(argv) {
+  const options = parseOptions(argv, DOCTOR_OPTIONS);
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const pairs = options.pairs === undefined ? 2 : Number(options.pairs);
+  if (!Number.isInteger(pairs) || pairs < 1) throw new Error(`--pairs must be a positive integer, got ${options.pairs}`);
+  const cwd = options.cwd ?? process.cwd();
+  const { doctor, report } = require('../lib/doctor/index.cjs');
+  const result = await doctor({ cwd, pairs });
+  if (options.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+  else process.stdout.write(report(result, { cwd }));
+  return result.exitCode;
+}
+
+async function main(argv) {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'doctor':
+      return doctorCommand(rest);
+    case 'raw-server':
+      await require('../lib/testing/raw-server.cjs').main(rest);
+      return undefined;
+    case undefined:
+    case '-h':
+    case '--help':
+    case 'help':
+      process.stdout.write(USAGE);
+      return command === undefined ? 2 : 0;
+    default:
+      process.stderr.write(`mcp-ordered-dispatch: unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== undefined) process.exitCode = code;
+  },
+  (error) => {
+    process.stderr.write(`mcp-ordered-dispatch: ${error?.message ?? error}\n`);
+    process.exitCode = 2;
+  },
+);

@@ -1,0 +1,163 @@
+'use strict';
+// `mcp-ordered-dispatch doctor`: which MCP SDK copies does this project
+// resolve, can mcp-ordered-dispatch patch them, does the stock copy lose
+// progress notifications to the response that follows them in the same read,
+// and does the patched copy? Each reproduction runs in a child process
+// (lib/doctor/probe.cjs), stock and patched apart.
+
+const path = require('node:path');
+const fs = require('node:fs');
+const { spawn } = require('node:child_process');
+const { findSdkCopies } = require('../discover.cjs');
+
+const PROBE = path.join(__dirname, 'probe.cjs');
+const SELF = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'));
+
+function runProbe(copy, patched, { pairs, progress, timeoutMs }) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [PROBE, JSON.stringify({ copy, patched, pairs, progress })], {
+      cwd: copy.root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      resolve({ patched, error: `could not start the probe: ${error.message}` });
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      const line = stdout.trim().split('\n').pop();
+      try {
+        resolve(JSON.parse(line));
+      } catch {
+        const why = signal === 'SIGKILL' ? `timed out after ${timeoutMs} ms` : `exited with ${signal ?? code}`;
+        resolve({ patched, error: `the probe ${why}: ${(stderr || stdout).trim().split('\n').slice(-3).join(' ')}` });
+      }
+    });
+  });
+}
+
+/** Run `tasks` (functions returning promises) at most `limit` at a time. */
+async function pool(tasks, limit) {
+  const results = new Array(tasks.length);
+  let next = 0;
+  async function worker() {
+    while (next < tasks.length) {
+      const i = next++;
+      results[i] = await tasks[i]();
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  return results;
+}
+
+function verdictOf(stock, patched) {
+  if (!stock.supported && !patched.supported) {
+    const unaffected = stock.error === undefined && stock.lost === 0 && stock.onerrors === 0;
+    return {
+      ok: false,
+      verdict: 'UNSUPPORTED',
+      why: `${stock.reason ?? patched.reason ?? 'not supported'}` +
+        (unaffected ? ' (its stock build did not lose progress in the reproduction.)' : ''),
+    };
+  }
+  if (patched.error) return { ok: false, verdict: 'ERROR', why: `the patched reproduction failed: ${patched.error}` };
+  if (patched.lost > 0 || patched.onerrors > 0 || patched.failures?.length > 0) {
+    return {
+      ok: false,
+      verdict: 'NOT FIXED',
+      why:
+        `patched, it still lost ${patched.lost} of ${patched.progressExpected} progress notifications` +
+        ` and reported ${patched.onerrors} onerror(s)` +
+        (patched.firstErrors?.length ? `: ${patched.firstErrors[0]}` : '') +
+        (patched.failures?.length ? `; calls failed: ${patched.failures[0]}` : ''),
+    };
+  }
+  if (stock.error) return { ok: true, verdict: 'fixed', why: `patched: clean; the stock reproduction failed: ${stock.error}` };
+  if (stock.lost === 0 && stock.onerrors === 0) return { ok: true, verdict: 'not affected', why: 'stock and patched both clean' };
+  return { ok: true, verdict: 'fixed', why: null };
+}
+
+function cell(run) {
+  if (run.skipped) return 'not run';
+  if (run.error) return 'error';
+  return `${run.lost}/${run.progressExpected} lost, ${run.onerrors} onerror`;
+}
+
+function table(rows) {
+  const header = ['package', 'version', 'build', 'side', 'patchable', 'stock', 'patched', 'verdict'];
+  const body = rows.map((r) => [
+    r.name,
+    r.version ?? '?',
+    r.build.toUpperCase(),
+    r.stock.side ?? r.patched.side ?? '-',
+    r.stock.supported ? `yes (${r.stock.generation}.x)` : 'no',
+    cell(r.stock),
+    cell(r.patched),
+    r.verdict,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
+  const line = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...body.map(line)].join('\n');
+}
+
+/**
+ * Find and check every SDK copy resolvable from `cwd`.
+ * @returns {Promise<{ exitCode: 0 | 1, rows: object[], message: string }>}
+ */
+async function doctor({ cwd = process.cwd(), pairs = 2, progress = 3, concurrency = 2, timeoutMs = 60_000 } = {}) {
+  const base = path.resolve(cwd);
+  const copies = findSdkCopies([base]);
+  if (copies.length === 0) {
+    return {
+      exitCode: 1,
+      rows: [],
+      message:
+        `No MCP SDK found from ${base}: none of @modelcontextprotocol/sdk, @modelcontextprotocol/client, ` +
+        '@modelcontextprotocol/server resolves from there. Run the doctor in the project that uses the SDK (or pass --cwd).',
+    };
+  }
+  const options = { pairs, progress, timeoutMs };
+  const runs = await pool(
+    copies.flatMap((copy) => [() => runProbe(copy, false, options), () => runProbe(copy, true, options)]),
+    concurrency,
+  );
+  const rows = copies.map((copy, i) => {
+    const stock = runs[2 * i];
+    const patched = runs[2 * i + 1];
+    return { name: copy.name, version: copy.version, build: copy.build, file: copy.file, stock, patched, ...verdictOf(stock, patched) };
+  });
+  const bad = rows.filter((r) => !r.ok);
+  const lines = [];
+  for (const r of rows) {
+    if (r.why) lines.push(`- ${r.name}@${r.version} (${r.build.toUpperCase()}): ${r.verdict}: ${r.why}`);
+  }
+  const summary =
+    bad.length === 0
+      ? `All ${rows.length} SDK build(s) found are fixed by mcp-ordered-dispatch (or not affected).`
+      : `${bad.length} of ${rows.length} SDK build(s) are not fixed by mcp-ordered-dispatch.`;
+  return { exitCode: bad.length === 0 ? 0 : 1, rows, message: [...lines, summary].join('\n') };
+}
+
+function report(result, { cwd }) {
+  const out = [];
+  out.push(`mcp-ordered-dispatch ${SELF.version} doctor — node ${process.version}, project ${path.resolve(cwd)}`);
+  if (result.rows.length > 0) {
+    out.push('');
+    out.push('Reproduction: progress notifications that arrive in the same read as their response (all in one');
+    out.push('write; the last one with the response). side client: a Client and StdioClientTransport against a raw');
+    out.push('server; side server: a Server and StdioServerTransport answered by a raw client. Stock and patched');
+    out.push('each run in their own process.');
+    out.push('');
+    out.push(table(result.rows));
+  }
+  out.push('');
+  out.push(result.message);
+  return out.join('\n') + '\n';
+}
+
+module.exports = { doctor, report, verdictOf, table };

@@ -1,0 +1,347 @@
+'use strict';
+// A raw stdio MCP server written WITHOUT the SDK, used to reproduce the
+// progress-notification race in the MCP TypeScript SDK. Part of
+// `mcp-ordered-dispatch/testing` (see rawServerCommand / startRawServer there).
+//
+// Reads newline-delimited JSON-RPC from stdin, writes to stdout. The only
+// interesting tool is `progress`, which sends N `notifications/progress`
+// for the request's progressToken and then the result. How those messages
+// are grouped into `write` calls is selected with `--mode=`:
+//
+//   separate               every message in its own write, with a gap
+//   last-with-response     notifications 1..N-1 separately (gaps), then the
+//                          last notification AND the response in one write
+//   all-in-one             every notification and the response in one write
+//   terminal-after-result  notifications separately, the response in one
+//                          write, then one more progress notification
+//                          (N+1, "terminal") in a later write
+//   never-issued           like `separate`, plus one progress notification
+//                          with a token that was never issued
+//                          ("fabricated-token"), before the response
+//
+// `--gap=` sets how two separate writes are kept apart:
+//
+//   ping (default)  send a server->client `ping` request and wait for its
+//                   answer. The client answers only after it has read and
+//                   dispatched everything written before, so the next write
+//                   can never land in the same read. Deterministic.
+//   immediate       a setImmediate gap. NOT enough: the client usually reads
+//                   several such writes in one chunk, so even `separate`
+//                   loses progress with the stock SDK.
+//   <ms>            a setTimeout gap of that many milliseconds.
+//
+// `--progress=N` is the default notification count (3); a tools/call
+// argument `count` overrides it. A request without a progressToken gets no
+// progress at all.
+//
+// Usage: node lib/testing/raw-server.cjs --mode=all-in-one --progress=5
+//    or: npx mcp-ordered-dispatch raw-server --mode=all-in-one --progress=5
+
+const MODES = Object.freeze([
+  'separate',
+  'last-with-response',
+  'all-in-one',
+  'terminal-after-result',
+  'never-issued',
+]);
+
+const SUPPORTED_PROTOCOL_VERSIONS = Object.freeze([
+  '2025-11-25',
+  '2025-06-18',
+  '2025-03-26',
+  '2024-11-05',
+  '2024-10-07',
+]);
+const DEFAULT_PROTOCOL_VERSION = '2025-03-26';
+const FABRICATED_TOKEN = 'fabricated-token';
+const GAP_DEFAULT = 'ping';
+const PING_TIMEOUT_MS = 2000;
+
+const PROGRESS_TOOL = {
+  name: 'progress',
+  description: 'Sends `count` progress notifications, then returns "done".',
+  inputSchema: {
+    type: 'object',
+    properties: { count: { type: 'integer' } },
+  },
+};
+
+const immediate = () => new Promise((resolve) => setImmediate(resolve));
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const line = (message) => JSON.stringify(message) + '\n';
+
+function progressNotification(progressToken, progress, total, message) {
+  return {
+    jsonrpc: '2.0',
+    method: 'notifications/progress',
+    params: { progressToken, progress, total, message },
+  };
+}
+
+function parseArgs(argv) {
+  const options = {};
+  for (const arg of argv) {
+    const match = /^--([^=]+)=(.*)$/.exec(arg);
+    if (!match) continue;
+    const [, key, value] = match;
+    if (key === 'mode') options.mode = value;
+    else if (key === 'progress') options.progress = Number(value);
+    else if (key === 'gap') options.gap = /^\d+$/.test(value) ? Number(value) : value;
+  }
+  return options;
+}
+
+/**
+ * Serve MCP over the given streams.
+ * @param {{ stdin?: NodeJS.ReadableStream, stdout?: NodeJS.WritableStream,
+ *           stderr?: NodeJS.WritableStream, mode?: string, progress?: number,
+ *           gap?: 'ping' | 'immediate' | number }} [options]
+ * @returns {Promise<void>} resolves when stdin ends and pending work is done
+ */
+function startRawServer(options = {}) {
+  const stdin = options.stdin ?? process.stdin;
+  const stdout = options.stdout ?? process.stdout;
+  const stderr = options.stderr ?? process.stderr;
+  const mode = options.mode ?? 'separate';
+  const defaultCount = options.progress ?? 3;
+  const gapOption = options.gap ?? GAP_DEFAULT;
+  if (!MODES.includes(mode)) {
+    throw new Error(`unknown --mode=${mode}; expected one of ${MODES.join(', ')}`);
+  }
+  if (!Number.isInteger(defaultCount) || defaultCount < 0) {
+    throw new Error(`--progress must be a non-negative integer, got ${defaultCount}`);
+  }
+
+  if (!(gapOption === 'immediate' || gapOption === 'ping' || (Number.isInteger(gapOption) && gapOption >= 0))) {
+    throw new Error(`--gap must be 'immediate', 'ping' or a number of milliseconds, got ${gapOption}`);
+  }
+
+  const pending = new Set();
+  const awaitingPing = new Map();
+  let pingSeq = 0;
+  let inputEnded = false;
+
+  const write = (text) => {
+    stdout.write(text);
+  };
+
+  function respond(id, result) {
+    write(line({ jsonrpc: '2.0', id, result }));
+  }
+
+  function respondError(id, code, message) {
+    write(line({ jsonrpc: '2.0', id, error: { code, message } }));
+  }
+
+  // Server -> client ping; resolves once the client has answered, i.e. once
+  // it has read (and dispatched) everything written before the ping. A
+  // client that never answers only slows us down (warning on stderr).
+  function pingClient() {
+    const id = `raw-server-ping-${++pingSeq}`;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        if (!awaitingPing.delete(id)) return;
+        stderr.write(`raw-server: no answer to ping ${id} after ${PING_TIMEOUT_MS} ms; continuing\n`);
+        resolve();
+      }, PING_TIMEOUT_MS);
+      awaitingPing.set(id, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      write(line({ jsonrpc: '2.0', id, method: 'ping' }));
+    });
+  }
+
+  // The pause between two separate writes.
+  function gap() {
+    if (gapOption === 'immediate') return immediate();
+    if (gapOption === 'ping') return inputEnded ? immediate() : pingClient();
+    return sleep(gapOption);
+  }
+
+  async function callProgressTool(request) {
+    const { id, params = {} } = request;
+    const token = params._meta?.progressToken;
+    const argCount = params.arguments?.count;
+    const count = Number.isInteger(argCount) && argCount >= 0 ? argCount : defaultCount;
+    const response = line({
+      jsonrpc: '2.0',
+      id,
+      result: { content: [{ type: 'text', text: 'done' }] },
+    });
+    // No progressToken: no progress, just the result.
+    if (token === undefined || token === null) {
+      write(response);
+      return;
+    }
+    const notes = [];
+    for (let i = 1; i <= count; i++) {
+      notes.push(line(progressNotification(token, i, count, `step ${i}`)));
+    }
+
+    switch (mode) {
+      case 'separate':
+      case 'never-issued':
+        for (const note of notes) {
+          write(note);
+          await gap();
+        }
+        if (mode === 'never-issued') {
+          write(line(progressNotification(FABRICATED_TOKEN, 1, 1, 'never issued')));
+          await gap();
+        }
+        write(response);
+        break;
+      case 'last-with-response': {
+        const last = notes.pop();
+        for (const note of notes) {
+          write(note);
+          await gap();
+        }
+        write((last ?? '') + response);
+        break;
+      }
+      case 'all-in-one':
+        write(notes.join('') + response);
+        break;
+      case 'terminal-after-result':
+        for (const note of notes) {
+          write(note);
+          await gap();
+        }
+        write(response);
+        await gap();
+        write(line(progressNotification(token, count + 1, count, 'terminal')));
+        break;
+    }
+  }
+
+  function handleRequest(request) {
+    const { id, method, params = {} } = request;
+    switch (method) {
+      case 'initialize': {
+        const requested = params.protocolVersion;
+        const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
+          ? requested
+          : DEFAULT_PROTOCOL_VERSION;
+        respond(id, {
+          protocolVersion,
+          capabilities: { tools: {} },
+          serverInfo: { name: 'raw-progress-server', version: '1.0.0' },
+        });
+        return;
+      }
+      case 'ping':
+        respond(id, {});
+        return;
+      case 'tools/list':
+        respond(id, { tools: [PROGRESS_TOOL] });
+        return;
+      case 'tools/call': {
+        if (params.name !== 'progress') {
+          respondError(id, -32602, `Unknown tool: ${params.name}`);
+          return;
+        }
+        const task = callProgressTool(request).catch((error) => {
+          respondError(id, -32603, String(error?.message ?? error));
+        });
+        pending.add(task);
+        task.finally(() => pending.delete(task));
+        return;
+      }
+      default:
+        respondError(id, -32601, `Method not found: ${method}`);
+    }
+  }
+
+  function handleMessage(message) {
+    if (message === null || typeof message !== 'object' || Array.isArray(message)) {
+      write(line({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } }));
+      return;
+    }
+    const isRequest = typeof message.method === 'string' && message.id !== undefined && message.id !== null;
+    if (isRequest) {
+      handleRequest(message);
+      return;
+    }
+    // Responses to our own pings (gap=ping).
+    if (message.method === undefined && awaitingPing.has(message.id)) {
+      const resolve = awaitingPing.get(message.id);
+      awaitingPing.delete(message.id);
+      resolve();
+      return;
+    }
+    // Notifications (notifications/initialized, notifications/cancelled, ...)
+    // and other responses are ignored.
+  }
+
+  let buffer = '';
+  const onData = (chunk) => {
+    buffer += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    let newline;
+    while ((newline = buffer.indexOf('\n')) !== -1) {
+      const text = buffer.slice(0, newline).replace(/\r$/, '');
+      buffer = buffer.slice(newline + 1);
+      if (text.trim() === '') continue;
+      let message;
+      try {
+        message = JSON.parse(text);
+      } catch {
+        write(line({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }));
+        continue;
+      }
+      handleMessage(message);
+    }
+  };
+
+  return new Promise((resolve) => {
+    let finished = false;
+    const finish = async () => {
+      if (finished) return;
+      finished = true;
+      stdin.off('data', onData);
+      // Nobody can answer a ping any more; let paced writers continue.
+      inputEnded = true;
+      for (const resolve of awaitingPing.values()) resolve();
+      awaitingPing.clear();
+      await Promise.allSettled([...pending]);
+      resolve();
+    };
+    stdin.on('data', onData);
+    stdin.once('end', finish);
+    stdin.once('close', finish);
+    if (typeof stdin.resume === 'function') stdin.resume();
+  });
+}
+
+/** Run as a command: parse `argv` (--mode= --progress= --gap=) and serve on stdin/stdout. */
+function main(argv = process.argv.slice(2)) {
+  const options = parseArgs(argv);
+  // The client may close our stdout before we are done writing.
+  process.stdout.on('error', (error) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
+  // Exit naturally once stdin has ended and pending tool calls are done;
+  // process.exit() could cut off a write still queued on stdout.
+  return Promise.resolve()
+    .then(() => startRawServer(options))
+    .catch((error) => {
+      process.stderr.write(`raw-server: ${error?.stack ?? error}\n`);
+      process.exitCode = 1;
+    });
+}
+
+module.exports = {
+  MODES,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  DEFAULT_PROTOCOL_VERSION,
+  FABRICATED_TOKEN,
+  GAP_DEFAULT,
+  parseArgs,
+  startRawServer,
+  main,
+};
+
+if (require.main === module) main();
