@@ -5,27 +5,7 @@
 // Dispatcher.prototype.dispatch replaced by a JavaScript front end (see below).
 
 const path = require('node:path');
-
-function isMusl() {
-  const report = process.report;
-  if (!report || typeof report.getReport !== 'function') return false;
-  const excludeNetwork = report.excludeNetwork;
-  try {
-    report.excludeNetwork = true;
-    const header = report.getReport().header || {};
-    return !header.glibcVersionRuntime;
-  } catch {
-    return false;
-  } finally {
-    report.excludeNetwork = excludeNetwork;
-  }
-}
-
-function prebuildKey() {
-  let key = `${process.platform}-${process.arch}`;
-  if (process.platform === 'linux') key += isMusl() ? '-musl' : '-gnu';
-  return key;
-}
+const { prebuildKey } = require('./platform.cjs');
 
 function load() {
   const override = process.env.MCP_ORDERED_DISPATCH_NATIVE;

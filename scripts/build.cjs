@@ -13,32 +13,11 @@
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
+const { prebuildKey } = require('../lib/platform.cjs');
 
 const ROOT = path.join(__dirname, '..');
 const LIB_NAME = 'mcp_ordered_dispatch';
 const MIN_RUST = '1.88';
-
-/** `linux-x64-gnu`, `linux-arm64-musl`, `darwin-arm64`, `win32-x64`, ... */
-function prebuildKey() {
-  let key = `${process.platform}-${process.arch}`;
-  if (process.platform === 'linux') key += isMusl() ? '-musl' : '-gnu';
-  return key;
-}
-
-function isMusl() {
-  const report = process.report;
-  if (!report || typeof report.getReport !== 'function') return false;
-  const excludeNetwork = report.excludeNetwork;
-  try {
-    report.excludeNetwork = true;
-    const header = report.getReport().header || {};
-    return !header.glibcVersionRuntime;
-  } catch {
-    return false;
-  } finally {
-    report.excludeNetwork = excludeNetwork;
-  }
-}
 
 function prebuildPath(key = prebuildKey()) {
   return path.join(ROOT, 'prebuilds', key, `${LIB_NAME}.node`);
