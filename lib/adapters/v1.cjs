@@ -23,6 +23,8 @@ function refuse(Protocol) {
     return '_onnotification does not look up this._notificationHandlers by notification.method';
   }
   if (!/fallbackNotificationHandler/.test(onnotification)) return '_onnotification has no fallbackNotificationHandler';
+  // A 2.x Protocol missing _negotiatedWireCodec must not get the 1.x method, which has no 2.x gates.
+  if (/_shouldDropInbound|liftWireOnlyMaterial|_negotiatedWireCodec/.test(onnotification)) return '_onnotification has 2.x gates';
   if (!/\.onmessage\s*=/.test(sourceOf(proto.connect))) return 'connect() does not assign transport.onmessage';
   return null;
 }
