@@ -11,3 +11,6 @@ pub mod binding;
 
 #[cfg(feature = "napi")]
 pub mod tokens_binding;
+
+#[cfg(feature = "napi")]
+pub mod framer_binding;
