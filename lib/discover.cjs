@@ -82,10 +82,19 @@ function resolveExport(pkg, subpath, condition) {
  * directories: [{ name, version, build, file, root }], without duplicates.
  */
 function findSdkCopies(bases) {
+  return findSdkFiles(bases, SDK_PACKAGES);
+}
+
+/**
+ * Like findSdkCopies, for any table of [{ name, subpath, ...extra }] (e.g.
+ * lib/stdio.cjs's stdio transport modules): [{ name, version, build, file,
+ * root, ...extra }], without duplicates.
+ */
+function findSdkFiles(bases, packages) {
   const seen = new Set();
   const copies = [];
   for (const base of bases) {
-    for (const { name, subpath } of SDK_PACKAGES) {
+    for (const { name, subpath, ...extra } of packages) {
       const found = packageRoot(name, base);
       if (!found) continue;
       for (const [build, condition] of [
@@ -97,7 +106,7 @@ function findSdkCopies(bases) {
         const file = path.join(found.root, target);
         if (seen.has(file) || !fs.existsSync(file)) continue;
         seen.add(file);
-        copies.push({ name, version: found.pkg.version, build, file, root: found.root });
+        copies.push({ ...extra, name, version: found.pkg.version, build, file, root: found.root });
       }
     }
   }
@@ -150,4 +159,4 @@ function defaultBases() {
   return bases;
 }
 
-module.exports = { SDK_PACKAGES, findSdkCopies, sourceOfFile, defaultBases, resolveExport };
+module.exports = { SDK_PACKAGES, findSdkCopies, findSdkFiles, sourceOfFile, defaultBases, resolveExport };
