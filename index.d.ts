@@ -104,11 +104,15 @@ export interface InstallOptions extends ProgressOptions {
   cwd?: string;
   /** More directories to resolve SDK copies from (e.g. a dependency's own folder). */
   paths?: string[];
+  /** Frame the SDK's stdio transports natively (default true). */
+  framing?: boolean;
 }
 
 export interface Installation {
-  /** Every SDK build that is now patched. */
+  /** Every SDK build whose Protocol is now patched. */
   patched: PatchedSdk[];
+  /** Every SDK stdio transport class now framed natively. */
+  framing: Array<SdkSource & { transport: 'StdioClientTransport' | 'StdioServerTransport'; generation: 1 | 2 }>;
   /** Restore the original methods (idempotent). */
   uninstall(): void;
 }
@@ -178,6 +182,47 @@ export declare class ProgressTokens {
 
 /** The Dispatcher a connected Client or Server routes its inbound messages through, if it is patched. */
 export declare function dispatcherOf(protocol: object): Dispatcher | undefined;
+
+export interface NativeReadBufferOptions {
+  /** The longest line accepted, in bytes (default: the SDK's 10 MiB). A longer one is reported and skipped. */
+  maxBufferSize?: number;
+  /** Validate as SDK 1.x (default) or 2.x does. */
+  sdk?: 1 | 2;
+  /** Blank lines: 1.x reports them, 2.x skips them (the SDK's behaviour). */
+  blankLines?: 'report' | 'skip';
+}
+
+/** The SDK ReadBuffer's interface (append / readMessage / clear), backed by the Rust framer. */
+export declare class NativeReadBuffer {
+  constructor(options?: NativeReadBufferOptions);
+  append(chunk: Uint8Array): void;
+  /** The next message, or null; throws a StdioFramingError for a bad line (the next call goes on after it). */
+  readMessage(): JSONRPCMessageLike | null;
+  clear(): void;
+}
+
+/** What a bad stdio line becomes (through the transport's onerror). */
+export declare class StdioFramingError extends Error {
+  name: 'StdioFramingError';
+  code: 'ERR_MCP_STDIO_FRAMING';
+  reason: 'malformed-json' | 'invalid-utf8' | 'not-json-rpc' | 'blank-line' | 'too-large';
+  /** Byte offset of the line in the stream. */
+  offset: number;
+  /** 1-based line number. */
+  line: number;
+}
+
+/**
+ * Frame one SDK stdio transport class natively (its instances from their
+ * start() on). Idempotent; returns the unpatch function. Throws
+ * UnsupportedSdkError, patching nothing, for a class of another shape.
+ */
+export declare function patchStdioTransport(
+  Transport: AnyClass,
+  options?: { sdk?: 1 | 2; blankLines?: 'report' | 'skip'; source?: SdkSource },
+): () => void;
+
+export declare function isStdioPatched(Transport: AnyClass): boolean;
 
 export declare class UnsupportedSdkError extends Error {
   name: 'UnsupportedSdkError';

@@ -1,10 +1,14 @@
 // module.register() hooks (they run on the loader thread). When an MCP SDK
 // ES module that defines `Protocol` loads, append a call that patches it on
 // the main thread as the module finishes evaluating.
+import { stdioClassesDefinedIn } from './stdio-detect.cjs';
+
 let patchUrl;
+let framing = true;
 
 export function initialize(data) {
   patchUrl = data.patchUrl;
+  framing = data.framing !== false;
 }
 
 const MARKER = '__mcpOrderedDispatchPatch';
@@ -16,9 +20,12 @@ export async function load(url, context, nextLoad) {
   const source = typeof result.source === 'string' ? result.source : Buffer.from(result.source).toString('utf8');
   // Node 20 also runs --require preloads on the loader thread, so this hook
   // can be registered twice: append once.
-  if (!DEFINES_PROTOCOL.test(source) || source.includes(MARKER)) return result;
-  return {
-    ...result,
-    source: `${source}\n;import { patchFromLoader as ${MARKER} } from ${JSON.stringify(patchUrl)};\n${MARKER}(Protocol, import.meta.url);\n`,
-  };
+  if (source.includes(MARKER)) return result;
+  const protocol = DEFINES_PROTOCOL.test(source);
+  const transports = framing ? stdioClassesDefinedIn(source) : [];
+  if (!protocol && transports.length === 0) return result;
+  let tail = `\n;import { patchFromLoader as ${MARKER}, patchStdioFromLoader as ${MARKER}Stdio } from ${JSON.stringify(patchUrl)};\n`;
+  if (protocol) tail += `${MARKER}(Protocol, import.meta.url);\n`;
+  if (transports.length > 0) tail += `${MARKER}Stdio({ ${transports.join(', ')} }, import.meta.url);\n`;
+  return { ...result, source: source + tail };
 }

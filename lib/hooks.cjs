@@ -12,6 +12,10 @@ const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 const { patchProtocol, isPatched } = require('./patch.cjs');
 const { sourceOfFile } = require('./discover.cjs');
+const { patchStdioExports } = require('./stdio.cjs');
+
+// MCP_ORDERED_DISPATCH_FRAMING=off keeps the SDK's own stdio ReadBuffer.
+const framing = !/^(0|off|false|no)$/i.test(process.env.MCP_ORDERED_DISPATCH_FRAMING ?? '');
 
 const SDK_PATH = `${path.sep}@modelcontextprotocol${path.sep}`;
 let cjsHookInstalled = false;
@@ -42,15 +46,21 @@ function installCjsHook() {
     const fromSdk = request.includes('@modelcontextprotocol/') || parent?.filename?.includes(SDK_PATH);
     if (fromSdk && exports !== null && typeof exports === 'object') {
       const Protocol = exports.Protocol;
-      if (isSdkProtocol(Protocol) && !isPatched(Protocol)) {
-        patchLoaded(Protocol, Module._resolveFilename(request, parent, isMain));
+      const needsProtocol = isSdkProtocol(Protocol) && !isPatched(Protocol);
+      const needsFraming = framing && (typeof exports.StdioClientTransport === 'function' || typeof exports.StdioServerTransport === 'function');
+      if (needsProtocol || needsFraming) {
+        const file = Module._resolveFilename(request, parent, isMain);
+        if (needsProtocol) patchLoaded(Protocol, file);
+        if (needsFraming) patchStdioExports(exports, file);
       }
     }
     return exports;
   };
   // Copies already loaded before the hook: patch them too.
   for (const [file, cached] of Object.entries(require.cache)) {
-    if (file.includes(SDK_PATH) && isSdkProtocol(cached?.exports?.Protocol)) patchLoaded(cached.exports.Protocol, file);
+    if (!file.includes(SDK_PATH)) continue;
+    if (isSdkProtocol(cached?.exports?.Protocol)) patchLoaded(cached.exports.Protocol, file);
+    if (framing) patchStdioExports(cached?.exports, file);
   }
 }
 
@@ -58,7 +68,7 @@ function installEsmHook() {
   if (esmHookInstalled) return;
   esmHookInstalled = true;
   const patchUrl = pathToFileURL(path.join(__dirname, 'loader-patch.mjs')).href;
-  Module.register(pathToFileURL(path.join(__dirname, 'esm-hooks.mjs')).href, { data: { patchUrl } });
+  Module.register(pathToFileURL(path.join(__dirname, 'esm-hooks.mjs')).href, { data: { patchUrl, framing } });
 }
 
 function installHooks() {

@@ -4,6 +4,7 @@
 const { patchProtocol, generationOf, UnsupportedSdkError } = require('./patch.cjs');
 const { findSdkCopies, defaultBases } = require('./discover.cjs');
 const progress = require('./progress.cjs');
+const stdio = require('./stdio.cjs');
 
 function loadProtocol(copy) {
   // require() loads ESM builds too (Node >= 20.19) and returns the very
@@ -14,9 +15,10 @@ function loadProtocol(copy) {
 
 /**
  * Patch the Protocol class of every MCP SDK build resolvable from the
- * working directory and the main module (and `options.paths`). All copies
- * are checked before any is patched: if one is not supported, this throws
- * an UnsupportedSdkError naming it, and nothing is patched.
+ * working directory and the main module (and `options.paths`), and its stdio
+ * transports (native framing; `framing: false` leaves them stock). All
+ * copies are checked before any is patched: if one is not supported, this
+ * throws an UnsupportedSdkError naming it, and nothing is patched.
  */
 function install(options = {}) {
   const bases = [...(options.paths ?? []), ...(options.cwd ? [options.cwd] : defaultBases())];
@@ -36,6 +38,19 @@ function install(options = {}) {
     if (generation instanceof Error) problems.push(generation.message);
     else plan.push({ Protocol, source, generation });
   }
+  // The SDK's stdio transports, framed natively (unless options.framing is false).
+  const transports = [];
+  if (options.framing !== false) {
+    try {
+      for (const found of stdio.findStdioTransports(bases)) {
+        const why = stdio.isStdioPatched(found.Transport) ? null : stdio.whyNotStdioTransport(found.Transport);
+        if (why === null) transports.push(found);
+        else problems.push(`${found.source.name}@${found.source.version} (${found.source.build.toUpperCase()} build) ${found.Transport.name}: ${why}`);
+      }
+    } catch (error) {
+      problems.push(error.message);
+    }
+  }
   if (problems.length > 0) {
     throw new UnsupportedSdkError(problems.join('\n'));
   }
@@ -46,9 +61,15 @@ function install(options = {}) {
     unpatchers.push(patchProtocol(Protocol, { source }));
     patched.push({ ...source, generation });
   }
+  const framing = [];
+  for (const { Transport, sdk, source } of transports) {
+    unpatchers.push(stdio.patchStdioTransport(Transport, { sdk, source }));
+    framing.push({ ...source, transport: Transport.name, generation: sdk });
+  }
   let installed = true;
   return {
     patched,
+    framing,
     uninstall() {
       if (!installed) return;
       installed = false;

@@ -75,6 +75,17 @@ test('install() patches every SDK build resolvable from the project', () => {
     '@modelcontextprotocol/server:esm:2',
   ]);
   for (const p of installation.patched) assert.match(p.version, /^\d+\.\d+\.\d+/);
+  // and their stdio transports, framed natively
+  assert.deepEqual(installation.framing.map((t) => `${t.name}:${t.build}:${t.transport}`).sort(), [
+    '@modelcontextprotocol/client:cjs:StdioClientTransport',
+    '@modelcontextprotocol/client:esm:StdioClientTransport',
+    '@modelcontextprotocol/sdk:cjs:StdioClientTransport',
+    '@modelcontextprotocol/sdk:cjs:StdioServerTransport',
+    '@modelcontextprotocol/sdk:esm:StdioClientTransport',
+    '@modelcontextprotocol/sdk:esm:StdioServerTransport',
+    '@modelcontextprotocol/server:cjs:StdioServerTransport',
+    '@modelcontextprotocol/server:esm:StdioServerTransport',
+  ]);
   // idempotent: a second install finds the same copies already patched
   const again = install();
   assert.equal(again.patched.length, installation.patched.length);

@@ -46,6 +46,31 @@ for (const [flag, entry] of [
   }
 }
 
+test('register frames the stdio transports natively too (ESM and CJS builds, 1.x and 2.x); MCP_ORDERED_DISPATCH_FRAMING=off opts out', async () => {
+  const script = `
+    import { createRequire } from 'node:module';
+    const require = createRequire(process.cwd() + '/x.js');
+    const { isStdioPatched } = require('./lib/stdio.cjs');
+    const classes = [
+      (await import('@modelcontextprotocol/sdk/client/stdio.js')).StdioClientTransport,
+      require('@modelcontextprotocol/sdk/server/stdio.js').StdioServerTransport,
+      (await import('@modelcontextprotocol/client/stdio')).StdioClientTransport,
+      require('@modelcontextprotocol/server/stdio').StdioServerTransport,
+    ];
+    console.log(JSON.stringify(classes.map(isStdioPatched)));`;
+  const probe = (env) =>
+    new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', 'mcp-ordered-dispatch/register', '--input-type=module', '-e', script], { cwd: root, env: { ...process.env, ...env } });
+      let out = '';
+      child.stdout.on('data', (c) => (out += c));
+      child.stderr.on('data', (c) => process.stderr.write(c));
+      child.on('error', reject);
+      child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`exit ${code}`))));
+    });
+  assert.deepEqual(await probe({}), [true, true, true, true]);
+  assert.deepEqual(await probe({ MCP_ORDERED_DISPATCH_FRAMING: 'off' }), [false, false, false, false]);
+});
+
 test('without register the same app loses progress (the check above can fail)', async () => {
   const { result } = await run([], RUNNERS.esm, reproArgs(1));
   assert.equal(result.lost, result.progressExpected);
