@@ -76,6 +76,13 @@ function bigMessage(size) {
   return [JSON.stringify(message)];
 }
 
+function bigTextMessage(size) {
+  // A tool result carrying one file's contents: the usual shape of a large result.
+  const unit = 'export function step(n) { return n + 1; } // "quoted" \\ déjà vu — ✓\n';
+  const text = unit.repeat(Math.floor(size / Buffer.byteLength(JSON.stringify(unit))));
+  return [JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text }] } })];
+}
+
 function chunked(lines, size) {
   const stream = Buffer.from(lines.join('\n') + '\n', 'utf8');
   const chunks = [];
@@ -192,8 +199,10 @@ const print = (text) => (JSON_OUT ? process.stderr.write(`${text}\n`) : console.
 
 const small = bench(`${SMALL_COUNT.toLocaleString('en-US')} small messages`, smallMessages(SMALL_COUNT), RUNS);
 print(table(small));
-const big = bench('one 9 MiB message', bigMessage(BIG_SIZE), QUICK ? RUNS : 7);
+const big = bench('one 9 MiB message (half text, half rows of small objects)', bigMessage(BIG_SIZE), QUICK ? RUNS : 7);
 print(table(big));
+const bigText = bench('one 9 MiB text result', bigTextMessage(BIG_SIZE), QUICK ? RUNS : 7);
+print(table(bigText));
 
 // --- the hand-off ------------------------------------------------------------
 
@@ -251,7 +260,8 @@ if (JSON_OUT) {
   const rows = [];
   for (const [b, what] of [
     [small, `${b_count(small)} small messages in 64 KiB chunks`],
-    [big, 'one 9 MiB message in 64 KiB chunks'],
+    [big, 'one 9 MiB message (half text, half small objects) in 64 KiB chunks'],
+    [bigText, 'one 9 MiB text result in 64 KiB chunks'],
   ]) {
     const r = b.results;
     const floor = `plain JSON.parse of the lines: ${fmt(r.floor.mbps)} MB/s (native takes ${fmt(r.floor.mbps / r.native.mbps, 2)}× its time)`;
