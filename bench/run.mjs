@@ -36,7 +36,8 @@ console.log(`\nmcp-ordered-dispatch benchmarks — node ${process.version}, ${ne
 console.log('| measurement | stock (or baseline) | patched | patched ÷ stock | notes |');
 console.log('|---|---|---|---|---|');
 for (const r of rows) {
-  const ratio = r.stock ? `${(r.patched / r.stock).toFixed(2)}× ${r.lowerIsBetter ? '(lower is better)' : '(higher is better)'}` : '—';
+  // A ratio of a negative or zero figure (e.g. heap growth below zero) means nothing.
+  const ratio = r.stock > 0 && r.patched >= 0 ? `${(r.patched / r.stock).toFixed(2)}× ${r.lowerIsBetter ? '(lower is better)' : '(higher is better)'}` : '—';
   const base = r.baseline ? `${fmt(r.stock, r.unit)} ${r.unit} (${r.baseline})` : `${fmt(r.stock, r.unit)} ${r.unit}`;
   console.log(`| ${r.row} | ${base} | ${fmt(r.patched, r.unit)} ${r.unit} | ${ratio} | ${r.note ?? ''} |`);
 }
