@@ -42,17 +42,17 @@ const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 // message readMessage() just returned, which the Rust framer has already
 // validated and classified (code 1 result, 2 error response, 3 request,
 // 4 notification). When the SDK passes that very object on to dispatch(),
-// gathering is skipped and the native side gets canonical arguments of that
-// class (the callbacks still receive the real message). Progress
-// notifications are gathered as usual, for the native progress fast path.
+// gathering is skipped and `_dispatchClassified` takes that classification.
+// Progress notifications are gathered as usual, for the native progress
+// fast path.
 const handoff = { message: undefined, code: 0, enabled: true, hits: 0 };
-const CLASSIFIED = Object.freeze({});
 
 function installGatheringDispatch(native) {
   native.handoff = handoff;
   const proto = native.Dispatcher && native.Dispatcher.prototype;
   if (!proto || typeof proto._dispatchGathered !== 'function') return native;
   const gathered = proto._dispatchGathered;
+  const classified = proto._dispatchClassified;
   function dispatch(message, extra) {
     if (typeof message !== 'object' || message === null) {
       return gathered.call(this, message, extra, -1);
@@ -60,13 +60,9 @@ function installGatheringDispatch(native) {
     if (message === handoff.message) {
       handoff.message = undefined;
       const code = handoff.code;
-      if (handoff.enabled && (code !== 4 || message.method !== 'notifications/progress')) {
+      if (handoff.enabled && code >= 1 && code <= 4 && (code !== 4 || message.method !== 'notifications/progress')) {
         handoff.hits++;
-        // (message, extra, keys, unknown, jsonrpc, id, result, error, method, params, ..., eCode, eMessage)
-        if (code === 1) return gathered.call(this, message, extra, 7, undefined, '2.0', 0, CLASSIFIED);
-        if (code === 2) return gathered.call(this, message, extra, 11, undefined, '2.0', 0, undefined, CLASSIFIED, undefined, undefined, undefined, undefined, undefined, undefined, 0, '');
-        if (code === 3) return gathered.call(this, message, extra, 19, undefined, '2.0', 0, undefined, undefined, '');
-        if (code === 4) return gathered.call(this, message, extra, 17, undefined, '2.0', undefined, undefined, undefined, '');
+        return classified.call(this, message, extra, code);
       }
     }
     let keys = 0;

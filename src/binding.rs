@@ -958,6 +958,38 @@ impl Dispatcher {
         })
     }
 
+    /// `dispatch` of a message the native stdio framer has already validated
+    /// and classified (`code`: 1 result, 2 error response, 3 request,
+    /// 4 notification; see `lib/native.cjs`). Any other code reads the
+    /// message through N-API and classifies it here.
+    #[napi(js_name = "_dispatchClassified")]
+    pub fn dispatch_classified_js(
+        &self,
+        env: Env,
+        message: Unknown,
+        extra: Unknown,
+        code: u32,
+    ) -> Result<()> {
+        let (env, message, extra) = (env.raw(), message.raw(), extra.raw());
+        guarded("dispatch()", || {
+            let class = match code {
+                1 => Classification::Result,
+                2 => Classification::Error,
+                3 => Classification::Request,
+                4 => Classification::Notification,
+                _ => classify(
+                    &NapiView {
+                        env,
+                        value: message,
+                    },
+                    self.profile,
+                ),
+            };
+            self.dispatch_classified(env, message, extra, (class, false));
+            Ok(())
+        })
+    }
+
     /// Messages queued by re-entrant delivery and not yet dispatched.
     #[napi(getter)]
     pub fn pending(&self) -> Result<u32> {
