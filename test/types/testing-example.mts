@@ -74,3 +74,36 @@ rawServerCommand({ mode: 'everything-at-once' });
 rawServerCommand({ gap: 'later' });
 // @ts-expect-error: tapWire needs a Client or Server object
 tapWire('client');
+
+// The progress lifecycle, the native framing and the token table.
+import { configure, dispatchStats, NativeReadBuffer, StdioFramingError, patchStdioTransport, isStdioPatched, ProgressTokens } from 'mcp-ordered-dispatch';
+import type { DispatchStats, ProgressNotificationLike } from 'mcp-ordered-dispatch';
+
+export function lifecycle(client: Client): number {
+  const late: ProgressNotificationLike[] = [];
+  configure(client, { onLateProgress: (n) => late.push(n), maxTombstones: 64 });
+  install({ onLateProgress: (n) => void n.params.progress, framing: false }).framing.length;
+  const stats: DispatchStats | undefined = dispatchStats(client);
+  return (stats?.late ?? 0) + (stats?.tokens.tombstones ?? 0) + late.length;
+}
+
+export function framing(chunk: Uint8Array): string[] {
+  const buffer = new NativeReadBuffer({ maxBufferSize: 1 << 20, sdk: 2, blankLines: 'skip' });
+  buffer.append(chunk);
+  const out: string[] = [];
+  try {
+    for (let m = buffer.readMessage(); m !== null; m = buffer.readMessage()) out.push(m.jsonrpc);
+  } catch (error) {
+    if (error instanceof StdioFramingError) out.push(`${error.reason} at ${error.offset}`);
+  }
+  const unpatch = patchStdioTransport(StdioClientTransport, { sdk: 1 });
+  if (isStdioPatched(StdioClientTransport)) unpatch();
+  const tokens = new ProgressTokens(8);
+  tokens.issue(1);
+  const verdict: 'active' | 'late' | 'unknown' = tokens.onProgress(1);
+  out.push(verdict);
+  return out;
+}
+
+// @ts-expect-error: maxTombstones is a number
+configure({}, { maxTombstones: 'many' });
