@@ -158,8 +158,20 @@ function runChild(variant, sdk) {
   return JSON.parse(r.stdout.trim().split('\n').pop());
 }
 
-export function measureMemory({ sdks = String(args.sdk ?? '1,2').split(',').map(Number) } = {}) {
-  return sdks.map((sdk) => ({ sdk, stock: runChild('stock', sdk), patched: runChild('patched', sdk) }));
+// RSS after a full GC moves by several MB from run to run (allocator and
+// V8 space sizing, not live objects: heap growth stays flat), so each
+// variant runs `rounds` times, alternating, and the median run is reported.
+export function measureMemory({
+  sdks = String(args.sdk ?? '1,2').split(',').map(Number),
+  rounds = Number(args.rounds ?? (args.quick ? 1 : 3)),
+} = {}) {
+  return sdks.map((sdk) => {
+    const runs = { stock: [], patched: [] };
+    for (let i = 0; i < rounds; i++) for (const variant of Object.keys(runs)) runs[variant].push(runChild(variant, sdk));
+    const median = (xs) => [...xs].sort((a, b) => a.rssGrowthMB - b.rssGrowthMB)[xs.length >> 1];
+    const range = (xs) => xs.map((r) => r.rssGrowthMB).sort((a, b) => a - b);
+    return { sdk, stock: median(runs.stock), patched: median(runs.patched), rounds, ranges: { stock: range(runs.stock), patched: range(runs.patched) } };
+  });
 }
 
 const fmt = (n) => n.toFixed(1);
@@ -170,14 +182,14 @@ if (args.child) {
   const results = measureMemory();
   if (args.json) {
     // For bench/run.mjs: one JSON line of table rows.
-    const rows = results.flatMap(({ sdk, stock, patched }) => [
+    const rows = results.flatMap(({ sdk, stock, patched, rounds, ranges }) => [
       {
-        row: `(d) RSS growth over ${patched.messages.toLocaleString('en-US')} messages, real ${sdk}.x Client (1 call in 4 answered re-entrantly)`,
+        row: `(d) RSS growth over ${patched.messages.toLocaleString('en-US')} messages, real ${sdk}.x Client (1 call in 4 answered re-entrantly; median of ${rounds})`,
         stock: stock.rssGrowthMB,
         patched: patched.rssGrowthMB,
         unit: 'MB',
         lowerIsBetter: true,
-        note: `napi refs created ${patched.refsCreated}, released ${patched.refsReleased}; peak RSS ${fmt(stock.peakRssMB)} / ${fmt(patched.peakRssMB)} MB`,
+        note: `all runs: stock ${ranges.stock.map(fmt).join(', ')}; patched ${ranges.patched.map(fmt).join(', ')} MB. napi refs created ${patched.refsCreated}, released ${patched.refsReleased}; peak RSS ${fmt(stock.peakRssMB)} / ${fmt(patched.peakRssMB)} MB`,
       },
       {
         row: `(d) heap growth after full GC, same run, ${sdk}.x`,
