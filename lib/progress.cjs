@@ -88,8 +88,11 @@ function makeOnProgress(stockOnProgress) {
     const state = this[kState];
     if (state === undefined) return stockOnProgress.call(this, notification);
     const messageId = Number(notification.params?.progressToken);
-    const verdict = state.tokens.onProgress(messageId);
-    if (verdict === 'late') {
+    // Active tokens are exactly the SDK's own progress handlers (the table
+    // follows that map), so the common case needs no call into Rust. Only a
+    // token without a handler asks the table: late (quiet) or never issued.
+    if (!this._progressHandlers.has(messageId)) {
+      if (state.tokens.onProgress(messageId) !== 'late') return stockOnProgress.call(this, notification);
       const hook = state.onLateProgress ?? defaults.onLateProgress;
       if (hook) {
         try {
@@ -103,7 +106,6 @@ function makeOnProgress(stockOnProgress) {
       }
       return undefined;
     }
-    if (verdict === 'unknown') return stockOnProgress.call(this, notification);
     // Active. If this notification crosses maxTotalTimeout, the SDK rejects the
     // request here; its response may follow in the same read: drop it quietly.
     const responseHandlers = this._responseHandlers;
