@@ -9,6 +9,7 @@ import { install, patchProtocol, dispatcherOf, isPatched } from 'mcp-ordered-dis
 const require = createRequire(import.meta.url);
 const { loadSdk, FLAVORS, callTool, onLogMessage, onRootsListChanged } = require('./support/sdk.cjs');
 const { ScriptedTransport } = require('./support/scripted-transport.cjs');
+const { progress, toolResult, logMessage } = require('./support/messages.cjs');
 
 const UNKNOWN_TOKEN = 'Received a progress notification for an unknown token';
 
@@ -19,18 +20,6 @@ async function connectedClient(sdk) {
   client.onerror = (error) => errors.push(error.message);
   await client.connect(transport);
   return { client, transport, errors };
-}
-
-function progress(token, value, total = 3) {
-  return { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: value, total } };
-}
-
-function toolResult(id) {
-  return { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'done' }] } };
-}
-
-function logMessage(data) {
-  return { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data } };
 }
 
 /** One call; three progress notifications and the response delivered in one tick. */

@@ -18,6 +18,7 @@ import { install, dispatcherOf, dispatchStats } from 'mcp-ordered-dispatch';
 const require = createRequire(import.meta.url);
 const { loadSdk, FLAVORS, callTool } = require('./support/sdk.cjs');
 const { ScriptedTransport } = require('./support/scripted-transport.cjs');
+const { progress, toolResult } = require('./support/messages.cjs');
 const { runRepro, SERVER_PATH } = require('./support/repro.cjs');
 
 const FAULT_SERVER = fileURLToPath(new URL('./fixtures/fault-server.mjs', import.meta.url));
@@ -25,12 +26,6 @@ const UNKNOWN_TOKEN = 'Received a progress notification for an unknown token';
 const UNKNOWN_ID = 'Received a response for an unknown message ID';
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const progress = (token, value, total = 3) => ({
-  jsonrpc: '2.0',
-  method: 'notifications/progress',
-  params: { progressToken: token, progress: value, total },
-});
-const toolResult = (id) => ({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'done' }] } });
 
 // Anything that escapes to the process is a failure of the test that caused it.
 const escaped = [];

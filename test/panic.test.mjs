@@ -12,11 +12,10 @@ const require = createRequire(import.meta.url);
 const { _testPanic } = require('../lib/native.cjs');
 const { loadSdk, callTool } = require('./support/sdk.cjs');
 const { ScriptedTransport } = require('./support/scripted-transport.cjs');
+const { progress, toolResult } = require('./support/messages.cjs');
 const { SERVER_PATH } = require('./support/repro.cjs');
 
 const PANIC = /internal error in _testPanic\(\) \(Rust panic: deliberate test panic\)/;
-const progress = (token, value) => ({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: value, total: 3 } });
-const toolResult = (id) => ({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'done' }] } });
 
 let installation;
 before(() => {

@@ -11,6 +11,7 @@ import { runReproChild } from './support/run-repro.mjs';
 const require = createRequire(import.meta.url);
 const { loadSdk, callTool } = require('./support/sdk.cjs');
 const { ScriptedTransport } = require('./support/scripted-transport.cjs');
+const { progress, toolResult: result } = require('./support/messages.cjs');
 const { SERVER_PATH } = require('./support/repro.cjs');
 
 const UNKNOWN_TOKEN = 'Received a progress notification for an unknown token: ';
@@ -28,11 +29,6 @@ before(() => {
   installation = install({ onLateProgress: (n) => late.push(n) });
 });
 after(() => installation.uninstall());
-
-function progress(token, value) {
-  return { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: value } };
-}
-const result = (id) => ({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'done' }] } });
 
 async function connected(sdk, options) {
   const transport = new ScriptedTransport(options);
