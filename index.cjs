@@ -1,5 +1,9 @@
 'use strict';
-const { Dispatcher, ProgressTokens, classify } = require('./lib/native.cjs');
+// The addon loads on first use: requiring the package never throws for a missing binary.
+const { lazyBinding, NativeAddonError } = require('./lib/native.cjs');
+const Dispatcher = lazyBinding('Dispatcher');
+const ProgressTokens = lazyBinding('ProgressTokens');
+const classify = lazyBinding('classify');
 const { patchProtocol, isPatched, dispatcherOf, UnsupportedSdkError } = require('./lib/patch.cjs');
 const { configure, dispatchStats } = require('./lib/progress.cjs');
 const { install } = require('./lib/install.cjs');
@@ -20,4 +24,5 @@ module.exports = {
   ProgressTokens,
   classify,
   UnsupportedSdkError,
+  NativeAddonError,
 };

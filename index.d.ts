@@ -121,7 +121,8 @@ export interface Installation {
  * Patch every MCP SDK build (1.x `@modelcontextprotocol/sdk`, 2.x
  * `@modelcontextprotocol/client` and `@modelcontextprotocol/server`; ESM and
  * CJS) resolvable from the working directory and the main module. Idempotent.
- * Throws {@link UnsupportedSdkError}, patching nothing, if a copy found is not supported.
+ * Throws {@link UnsupportedSdkError}, patching nothing, if a copy found is not supported,
+ * and {@link NativeAddonError} if no native addon loads on this machine.
  */
 export declare function install(options?: InstallOptions): Installation;
 
@@ -132,7 +133,8 @@ type AnyClass = abstract new (...args: any[]) => unknown;
  * Patch one SDK `Protocol` class (for copies `install` cannot reach, e.g. a
  * bundled or nested one). Idempotent; returns a function that restores the
  * original methods. Throws {@link UnsupportedSdkError} if the class does not
- * have the shape of a supported SDK, patching nothing.
+ * have the shape of a supported SDK, patching nothing, and
+ * {@link NativeAddonError} if no native addon loads on this machine.
  */
 export declare function patchProtocol(Protocol: AnyClass, options?: { source?: SdkSource }): () => void;
 
@@ -226,4 +228,18 @@ export declare function isStdioPatched(Transport: AnyClass): boolean;
 
 export declare class UnsupportedSdkError extends Error {
   name: 'UnsupportedSdkError';
+}
+
+/**
+ * No native addon loads on this machine: its platform package
+ * (`mcp-ordered-dispatch-<platform>`) is not installed or does not load, there
+ * is no local build, or `MCP_ORDERED_DISPATCH_NATIVE` names a file that does
+ * not load. The message names the platform, what was looked for, the likely
+ * cause and the fix; `cause` holds the underlying load error(s). Requiring or
+ * importing the package never throws it; `install()`, `patchProtocol()` and
+ * the native classes do, on first use.
+ */
+export declare class NativeAddonError extends Error {
+  name: 'NativeAddonError';
+  code: 'MCP_ORDERED_DISPATCH_LOAD_FAILED';
 }

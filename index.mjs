@@ -17,5 +17,6 @@ export const {
   ProgressTokens,
   classify,
   UnsupportedSdkError,
+  NativeAddonError,
 } = cjs;
 export default cjs;

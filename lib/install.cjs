@@ -5,6 +5,7 @@ const { patchProtocol, generationOf, UnsupportedSdkError } = require('./patch.cj
 const { findSdkCopies, defaultBases } = require('./discover.cjs');
 const progress = require('./progress.cjs');
 const stdio = require('./stdio.cjs');
+const native = require('./native.cjs');
 
 function loadProtocol(copy) {
   // require() loads ESM builds too (Node >= 20.19) and returns the very
@@ -21,6 +22,7 @@ function loadProtocol(copy) {
  * throws an UnsupportedSdkError naming it, and nothing is patched.
  */
 function install(options = {}) {
+  native.load(); // a NativeAddonError when no addon loads
   const bases = [...(options.paths ?? []), ...(options.cwd ? [options.cwd] : defaultBases())];
   const copies = findSdkCopies(bases);
   const plan = [];

@@ -1,31 +1,41 @@
 'use strict';
-// Loads the native addon: prebuilds/<platform>-<arch>[-gnu|-musl]/mcp_ordered_dispatch.node
-// (relative to the package root), or the file named by MCP_ORDERED_DISPATCH_NATIVE.
-// Exports the addon's exports: { Dispatcher, classify }, with
-// Dispatcher.prototype.dispatch replaced by a JavaScript front end (see below).
+// The native addon, loaded on first use (so that requiring the package never
+// throws when no binary fits this machine): from the file named by
+// MCP_ORDERED_DISPATCH_NATIVE if set, else the platform package
+// (`mcp-ordered-dispatch-<platform>`), else a local build in a clone — see
+// lib/platform.cjs. Exports the addon's exports ({ Dispatcher, classify, ... },
+// each a getter that loads it), with Dispatcher.prototype.dispatch replaced by
+// a JavaScript front end (see below), plus load() and NativeAddonError.
 
-const path = require('node:path');
-const { prebuildKey } = require('./platform.cjs');
+const { loadAddon, NativeAddonError } = require('./platform.cjs');
 
+let loaded = null;
+let failure = null;
+
+/**
+ * The addon's exports, loaded once. Throws the NativeAddonError (the same one
+ * each time) when no addon loads.
+ */
 function load() {
-  const override = process.env.MCP_ORDERED_DISPATCH_NATIVE;
-  const file = override
-    ? path.resolve(override)
-    : path.join(__dirname, '..', 'prebuilds', prebuildKey(), 'mcp_ordered_dispatch.node');
+  if (loaded) return loaded.addon;
+  if (failure) throw failure;
   try {
-    return require(file);
-  } catch (cause) {
-    const why = cause && cause.message ? cause.message.split('\n')[0] : String(cause);
-    const err = new Error(
-      `mcp-ordered-dispatch: failed to load the native addon from ${file}` +
-        (override ? ' (set by MCP_ORDERED_DISPATCH_NATIVE)' : '') +
-        `: ${why}\n` +
-        'Run `npm run build` in the mcp-ordered-dispatch package (needs Rust >= 1.88) to build it.',
-      { cause },
-    );
-    err.code = 'MCP_ORDERED_DISPATCH_LOAD_FAILED';
-    throw err;
+    const found = loadAddon();
+    installGatheringDispatch(found.addon);
+    loaded = found;
+    for (const name of Object.keys(found.addon)) {
+      if (!Object.hasOwn(module.exports, name)) module.exports[name] = found.addon[name];
+    }
+    return found.addon;
+  } catch (error) {
+    failure = error;
+    throw error;
   }
+}
+
+/** Where the addon came from: { from, file }, or null before it is loaded. */
+function loadedFrom() {
+  return loaded ? { from: loaded.from, file: loaded.file } : null;
 }
 
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
@@ -144,4 +154,36 @@ function installGatheringDispatch(native) {
   return native;
 }
 
-module.exports = installGatheringDispatch(load());
+// The addon's own exports, each read lazily (the names of src/*binding.rs;
+// any other name is copied on once the addon has loaded).
+const BINDINGS = ['Dispatcher', 'ProgressTokens', 'StdioFramer', 'classify', '_testPanic'];
+const lazy = { load, loadedFrom, lazyBinding, NativeAddonError, handoff };
+for (const name of BINDINGS) {
+  Object.defineProperty(lazy, name, { enumerable: true, configurable: true, get: () => load()[name] });
+}
+
+/**
+ * A stand-in for the addon's class or function `name` that loads the addon
+ * when first used (called, constructed, or a property read), for the public
+ * entry points: `import { Dispatcher } from 'mcp-ordered-dispatch'` must not
+ * load it. `instanceof` and static/prototype access reach the real one.
+ */
+function lazyBinding(name) {
+  const real = () => load()[name];
+  // eslint-disable-next-line func-names
+  const target = function () {};
+  Object.defineProperty(target, 'name', { value: name });
+  const proxy = new Proxy(target, {
+    apply: (_t, thisArg, args) => Reflect.apply(real(), thisArg, args),
+    construct: (_t, args, newTarget) => Reflect.construct(real(), args, newTarget === proxy ? real() : newTarget),
+    get: (_t, key) => {
+      const fn = real();
+      return Reflect.get(fn, key, fn);
+    },
+    set: (_t, key, value) => Reflect.set(real(), key, value),
+    has: (_t, key) => Reflect.has(real(), key),
+  });
+  return proxy;
+}
+
+module.exports = lazy;

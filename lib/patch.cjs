@@ -11,7 +11,7 @@
 //      so progress after its request finished is dropped quietly.
 // _onresponse, _onrequest and every subclass override stay the SDK's.
 
-const { Dispatcher } = require('./native.cjs');
+const native = require('./native.cjs');
 const v1 = require('./adapters/v1.cjs');
 const v2 = require('./adapters/v2.cjs');
 const { notificationHandlerError } = require('./adapters/common.cjs');
@@ -54,7 +54,7 @@ function selectAdapter(Protocol, source) {
 }
 
 function dispatcherFor(protocol, state, generation) {
-  return new Dispatcher({
+  return new native.Dispatcher({
     // The classifier mirrors the SDK generation's own schemas.
     sdk: generation,
     onResponse: (message) => {
@@ -146,6 +146,7 @@ function patchedConnect(originalConnect, generation) {
 function patchProtocol(Protocol, options = {}) {
   const existing = patchRecord(Protocol);
   if (existing) return existing.unpatch;
+  native.load(); // a NativeAddonError when no addon loads
   const adapter = selectAdapter(Protocol, options.source);
   if (adapter instanceof Error) throw adapter;
   const proto = Protocol.prototype;

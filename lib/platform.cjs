@@ -1,27 +1,229 @@
 'use strict';
-// The prebuilt binary's directory name for this machine:
-// `linux-x64-gnu`, `linux-arm64-musl`, `darwin-arm64`, `win32-x64`, ...
-// Shared by the loader (lib/native.cjs) and the build scripts.
+// Where the native addon comes from, and the one error when it cannot be had.
+//
+// The napi-rs convention: one npm package per platform, named
+// `<packageName>-<platformArchABI>` (e.g. `mcp-ordered-dispatch-linux-x64-gnu`),
+// listed in the main package's optionalDependencies with `os`/`cpu`/`libc`
+// so that npm installs only the one that fits; it holds
+// `<binaryName>.<platformArchABI>.node`. A clone builds the same file into its
+// root (`npm run build`, i.e. `napi build --platform`).
+//
+// The names come from package.json's `napi` field (binaryName, packageName,
+// targets) — the one place they are written — and the platform string is
+// napi-rs's `platformArchABI`. Used by the loader (lib/native.cjs), the build
+// script (scripts/build.cjs), doctor and the tests.
 
+const fs = require('node:fs');
+const path = require('node:path');
+
+const ROOT = path.join(__dirname, '..');
+const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+const NAPI = PKG.napi || {};
+const BINARY_NAME = NAPI.binaryName || PKG.name;
+const PACKAGE_NAME = NAPI.packageName || PKG.name;
+const ENV_OVERRIDE = 'MCP_ORDERED_DISPATCH_NATIVE';
+const LOAD_FAILED = 'MCP_ORDERED_DISPATCH_LOAD_FAILED';
+
+let muslCache;
+
+/** musl or glibc? As napi-rs decides it: ldd's text, then the process report, then `ldd --version`. */
 function isMusl() {
+  if (process.platform !== 'linux') return false;
+  if (muslCache !== undefined) return muslCache;
+  muslCache = muslFromLddFile() ?? muslFromReport() ?? muslFromLddCommand() ?? false;
+  return muslCache;
+}
+
+function muslFromLddFile() {
+  try {
+    const text = fs.readFileSync('/usr/bin/ldd', 'utf8');
+    return text.includes('libc.musl-') || text.includes('ld-musl-');
+  } catch {
+    return null;
+  }
+}
+
+function muslFromReport() {
   const report = process.report;
-  if (!report || typeof report.getReport !== 'function') return false;
+  if (!report || typeof report.getReport !== 'function') return null;
   const excludeNetwork = report.excludeNetwork;
   try {
     report.excludeNetwork = true;
-    const header = report.getReport().header || {};
-    return !header.glibcVersionRuntime;
+    const r = report.getReport();
+    if (r.header && r.header.glibcVersionRuntime) return false;
+    if (Array.isArray(r.sharedObjects)) {
+      if (r.sharedObjects.some((f) => f.includes('libc.musl-') || f.includes('ld-musl-'))) return true;
+    }
+    return null;
   } catch {
-    return false;
+    return null;
   } finally {
     report.excludeNetwork = excludeNetwork;
   }
 }
 
-function prebuildKey() {
-  let key = `${process.platform}-${process.arch}`;
-  if (process.platform === 'linux') key += isMusl() ? '-musl' : '-gnu';
+function muslFromLddCommand() {
+  try {
+    const r = require('node:child_process').spawnSync('ldd', ['--version'], { encoding: 'utf8', timeout: 5000 });
+    const text = `${r.stdout || ''}${r.stderr || ''}`;
+    if (!text) return null;
+    return text.includes('musl');
+  } catch {
+    return null;
+  }
+}
+
+/** napi-rs's platformArchABI for this process: `linux-x64-gnu`, `linux-arm64-musl`, `darwin-arm64`, `win32-x64-msvc`, ... */
+function platformArchABI(platform = process.platform, arch = process.arch, musl = platform === 'linux' && isMusl()) {
+  let key = `${platform}-${arch}`;
+  if (platform === 'linux') key += musl ? '-musl' : '-gnu';
+  else if (platform === 'win32') key += '-msvc';
   return key;
 }
 
-module.exports = { prebuildKey };
+/** The `.node` file's name for a platform: `mcp-ordered-dispatch.linux-x64-gnu.node`. */
+function binaryFileName(abi = platformArchABI()) {
+  return `${BINARY_NAME}.${abi}.node`;
+}
+
+/** The platform package's name: `mcp-ordered-dispatch-linux-x64-gnu`. */
+function platformPackageName(abi = platformArchABI()) {
+  return `${PACKAGE_NAME}-${abi}`;
+}
+
+/** Where a clone's own build lands (`npm run build`): the package root, as `napi build --platform` writes it. */
+function localBuildPath(abi = platformArchABI()) {
+  return path.join(ROOT, binaryFileName(abi));
+}
+
+/** The platform package's folder in a clone (`npm/<abi>/`), staged for `npm pack`. */
+function npmDirOf(abi = platformArchABI()) {
+  return path.join(ROOT, 'npm', abi);
+}
+
+/** The targets the release builds (Rust triples), from package.json. */
+function targets() {
+  return NAPI.targets || [];
+}
+
+/**
+ * What `install()`, `patchProtocol()` and `register` report when no native
+ * addon loads. `code` is MCP_ORDERED_DISPATCH_LOAD_FAILED; `cause` is the
+ * underlying load error (an AggregateError when several places were tried).
+ */
+class NativeAddonError extends Error {
+  constructor(message, options) {
+    super(message, options);
+    this.name = 'NativeAddonError';
+    this.code = LOAD_FAILED;
+  }
+}
+
+function firstLine(error) {
+  const text = error && error.message ? error.message : String(error);
+  return text.split('\n')[0];
+}
+
+function requireFrom(file) {
+  return require(file);
+}
+
+/**
+ * Load the addon. With MCP_ORDERED_DISPATCH_NATIVE set: exactly that file.
+ * Otherwise the platform package, then a local build in a clone.
+ * Returns { addon, from, file }; throws a NativeAddonError.
+ */
+function loadAddon() {
+  const abi = platformArchABI();
+  const override = process.env[ENV_OVERRIDE];
+  if (override) {
+    const file = path.resolve(override);
+    try {
+      return { addon: requireFrom(file), from: ENV_OVERRIDE, file };
+    } catch (cause) {
+      throw new NativeAddonError(
+        `mcp-ordered-dispatch: the native addon for ${abi} did not load from ${file} ` +
+          `(set by ${ENV_OVERRIDE}): ${firstLine(cause)}. ` +
+          `Point ${ENV_OVERRIDE} at a loadable ${binaryFileName(abi)}, or unset it to use the installed platform package.`,
+        { cause },
+      );
+    }
+  }
+  const pkgName = platformPackageName(abi);
+  const errors = [];
+  let brokenPackage = null;
+  // 1. The platform package npm installed beside (or above) this package.
+  let resolved = null;
+  try {
+    resolved = require.resolve(pkgName, { paths: [ROOT] });
+  } catch (cause) {
+    errors.push(new Error(`${pkgName} is not installed: ${firstLine(cause)}`, { cause }));
+  }
+  if (resolved) {
+    try {
+      return { addon: requireFrom(resolved), from: pkgName, file: resolved };
+    } catch (cause) {
+      brokenPackage = `${pkgName} is installed (${resolved}) but does not load: ${firstLine(cause)}`;
+      errors.push(new Error(brokenPackage, { cause }));
+    }
+  }
+  // 2. A local build in a clone (`npm run build`).
+  const local = localBuildPath(abi);
+  if (fs.existsSync(local)) {
+    try {
+      return { addon: requireFrom(local), from: 'local build', file: local };
+    } catch (cause) {
+      errors.push(new Error(`the local build ${local} does not load: ${firstLine(cause)}`, { cause }));
+    }
+  } else {
+    errors.push(new Error(`no local build at ${local}`));
+  }
+  const supported = targets().some((t) => tripleToAbi(t) === abi);
+  let why;
+  if (brokenPackage) {
+    why = `${brokenPackage}. Reinstall it (delete node_modules/${pkgName} and run your install again).`;
+  } else if (supported) {
+    why =
+      `Its platform package ${pkgName}@${PKG.version} is not installed. Likely cause: optional dependencies were ` +
+      'omitted (`npm install --omit=optional` or `--no-optional`, `omit=optional` in .npmrc or npm_config_omit), ' +
+      'or the lockfile was written on another OS, CPU or libc and names only that platform\'s package. ' +
+      'Fix: install again with optional dependencies (if the lockfile came from another platform, remove ' +
+      `node_modules and the lockfile first), or add ${pkgName}@${PKG.version} to your dependencies.`;
+  } else {
+    why =
+      `No prebuilt package is published for ${abi}. Build the addon from source in a clone of the repository ` +
+      `(\`npm install\` there builds it; needs Rust) and set ${ENV_OVERRIDE} to the built ${binaryFileName(abi)}.`;
+  }
+  throw new NativeAddonError(
+    `mcp-ordered-dispatch: no native addon for ${abi} (looked for the package ${pkgName}, then a local build ` +
+      `${binaryFileName(abi)} in ${ROOT}). ${why}`,
+    { cause: new AggregateError(errors, `the native addon for ${abi} could not be loaded`) },
+  );
+}
+
+/** napi-rs's platformArchABI of a Rust target triple (the 8 release targets). */
+function tripleToAbi(triple) {
+  const [cpu, , sys, abi] = triple.split('-');
+  const arch = { x86_64: 'x64', aarch64: 'arm64', i686: 'ia32', armv7: 'arm' }[cpu] || cpu;
+  if (triple.includes('apple-darwin')) return `darwin-${arch}`;
+  if (triple.includes('windows-msvc')) return `win32-${arch}-msvc`;
+  if (sys === 'linux') return `linux-${arch}-${abi === 'musl' ? 'musl' : 'gnu'}`;
+  return `${sys}-${arch}`;
+}
+
+module.exports = {
+  isMusl,
+  platformArchABI,
+  binaryFileName,
+  platformPackageName,
+  localBuildPath,
+  npmDirOf,
+  targets,
+  tripleToAbi,
+  loadAddon,
+  NativeAddonError,
+  ENV_OVERRIDE,
+  LOAD_FAILED,
+  ROOT,
+  PKG,
+};

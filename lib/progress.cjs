@@ -12,7 +12,7 @@
 // handed to onLateProgress; never-issued tokens take the SDK's path and its
 // "unknown token" error.
 
-const { ProgressTokens } = require('./native.cjs');
+const native = require('./native.cjs');
 const { kState, reportHandlerError, sourceOf } = require('./adapters/common.cjs');
 
 const MapGet = Map.prototype.get;
@@ -40,7 +40,7 @@ function stateOf(protocol) {
   let state = protocol[kState];
   if (state === undefined) {
     state = {
-      tokens: new ProgressTokens(defaults.maxTombstones),
+      tokens: new native.ProgressTokens(defaults.maxTombstones),
       onLateProgress: undefined,
       expectedLateResponses: 0,
       lateResponses: 0,

@@ -29,7 +29,6 @@ const { UnsupportedSdkError } = require('./patch.cjs');
 const { findSdkFiles, sourceOfFile } = require('./discover.cjs');
 const { stdioClassesDefinedIn } = require('./stdio-detect.cjs');
 
-const { StdioFramer } = native;
 // Shared with the Dispatcher's JavaScript front end (lib/native.cjs): the
 // message readMessage() just returned, already classified, so that dispatch()
 // need not gather and classify it again.
@@ -62,7 +61,7 @@ class StdioFramingError extends Error {
 class NativeReadBuffer {
   constructor(options = {}) {
     this._maxBufferSize = options.maxBufferSize ?? DEFAULT_MAX_BUFFER_SIZE;
-    this._framer = new StdioFramer({ sdk: options.sdk ?? 1, maxMessageSize: this._maxBufferSize, blankLines: options.blankLines });
+    this._framer = new native.StdioFramer({ sdk: options.sdk ?? 1, maxMessageSize: this._maxBufferSize, blankLines: options.blankLines });
     // The last push's result (see src/framer_binding.rs): `_count` entries
     // [code, s, start, end] in the reused Int32Array `_meta`.
     this._out = undefined;
@@ -269,7 +268,7 @@ function patchStdioTransport(Transport, options = {}) {
     );
   }
   if (options.sdk !== undefined && options.sdk !== 1 && options.sdk !== 2) throw new TypeError('patchStdioTransport(Transport, options): options.sdk must be 1 or 2');
-  if (typeof StdioFramer !== 'function') {
+  if (typeof native.StdioFramer !== 'function') {
     throw new Error('mcp-ordered-dispatch: the native addon has no StdioFramer (it predates native stdio framing); rebuild it with `npm run build`.');
   }
   const proto = Transport.prototype;
