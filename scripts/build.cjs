@@ -1,27 +1,30 @@
 #!/usr/bin/env node
 'use strict';
-// Builds the native addon with cargo and copies it to
-// prebuilds/<platform>-<arch>[-gnu|-musl]/mcp_ordered_dispatch.node.
+// Builds the native addon with cargo into the napi-rs layout:
+// <root>/mcp-ordered-dispatch.<platformArchABI>.node (what `napi build --platform`
+// writes; lib/platform.cjs names it and the loader looks there in a clone).
 //
 //   node scripts/build.cjs             release build
 //   node scripts/build.cjs --debug     debug build
-//   node scripts/build.cjs --prebuild  release build, then check that it loads
+//   node scripts/build.cjs --prebuild  release build, check that it loads, and stage
+//                                      npm/<platformArchABI>/ (the .node and LICENSE)
+//                                      so that `npm pack` there makes the platform package
+//   node scripts/build.cjs --stage     no build: copy LICENSE into every npm/<target>/
+//                                      (the release workflow, once the artifacts are in)
 //
-// Uses only Node built-ins. Honours CARGO (cargo binary), CARGO_BUILD_JOBS and
-// CARGO_TARGET_DIR (the artifact path is taken from cargo's own JSON output).
+// The repository's `prepare` script runs --prebuild: on the root project's
+// `npm install` and before `npm pack`, never when the package is installed from
+// a registry. Uses only Node built-ins. Honours CARGO (cargo binary),
+// CARGO_BUILD_JOBS and CARGO_TARGET_DIR (the artifact path is taken from
+// cargo's own JSON output).
 
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
-const { prebuildKey } = require('../lib/platform.cjs');
+const { platformArchABI, localBuildPath, binaryFileName, npmDirOf, targets, tripleToAbi, ROOT } = require('../lib/platform.cjs');
 
-const ROOT = path.join(__dirname, '..');
 const LIB_NAME = 'mcp_ordered_dispatch';
 const MIN_RUST = '1.88';
-
-function prebuildPath(key = prebuildKey()) {
-  return path.join(ROOT, 'prebuilds', key, `${LIB_NAME}.node`);
-}
 
 function cargoCommand() {
   return process.env.CARGO || 'cargo';
@@ -30,8 +33,7 @@ function cargoCommand() {
 function rustMissingMessage(detail) {
   return (
     `mcp-ordered-dispatch: cannot build the native addon from source: ${detail}.\n` +
-    `Building from source needs Rust >= ${MIN_RUST} with cargo on PATH (see https://rustup.rs),\n` +
-    `or a prebuilt binary at ${path.relative(process.cwd(), prebuildPath()) || prebuildPath()}.`
+    `Building from source needs Rust >= ${MIN_RUST} with cargo on PATH (see https://rustup.rs).`
   );
 }
 
@@ -86,12 +88,8 @@ function build({ debug = false, verify = false } = {}) {
     throw new Error(`mcp-ordered-dispatch: cargo did not report a ${ext} cdylib for ${LIB_NAME}`);
   }
 
-  const dest = prebuildPath();
-  fs.mkdirSync(path.dirname(dest), { recursive: true });
-  // Copy then rename: never rewrite in place a library another process has mapped.
-  const tmp = `${dest}.${process.pid}.tmp`;
-  fs.copyFileSync(artifact, tmp);
-  fs.renameSync(tmp, dest);
+  const dest = localBuildPath();
+  copyReplacing(artifact, dest);
   console.log(`[mcp-ordered-dispatch] ${debug ? 'debug' : 'release'} build: copied ${artifact} -> ${dest}`);
 
   if (verify) {
@@ -102,17 +100,51 @@ function build({ debug = false, verify = false } = {}) {
   return dest;
 }
 
-module.exports = { build, prebuildKey, prebuildPath, checkLoads, rustMissingMessage, MIN_RUST };
+// Copy then rename: never rewrite in place a library another process has mapped.
+function copyReplacing(from, to) {
+  fs.mkdirSync(path.dirname(to), { recursive: true });
+  const tmp = `${to}.${process.pid}.tmp`;
+  fs.copyFileSync(from, tmp);
+  fs.renameSync(tmp, to);
+}
+
+/** Copy LICENSE into every platform package folder (each tarball carries it). */
+function stageLicenses() {
+  for (const abi of targets().map(tripleToAbi)) {
+    const dir = npmDirOf(abi);
+    if (!fs.existsSync(path.join(dir, 'package.json'))) {
+      throw new Error(`mcp-ordered-dispatch: ${dir}/package.json is missing (run \`napi create-npm-dirs\`)`);
+    }
+    fs.copyFileSync(path.join(ROOT, 'LICENSE'), path.join(dir, 'LICENSE'));
+  }
+}
+
+/** Put this machine's build into npm/<abi>/, ready for `npm pack` there. */
+function stage(file = localBuildPath()) {
+  const abi = platformArchABI();
+  stageLicenses();
+  const dest = path.join(npmDirOf(abi), binaryFileName(abi));
+  copyReplacing(file, dest);
+  console.log(`[mcp-ordered-dispatch] staged ${dest}`);
+  return dest;
+}
+
+module.exports = { build, stage, stageLicenses, checkLoads, rustMissingMessage, MIN_RUST };
 
 if (require.main === module) {
   const argv = process.argv.slice(2);
-  const unknown = argv.filter((a) => !['--debug', '--prebuild', '--release'].includes(a));
+  const unknown = argv.filter((a) => !['--debug', '--prebuild', '--release', '--stage'].includes(a));
   if (unknown.length) {
-    console.error(`usage: node scripts/build.cjs [--debug | --release | --prebuild]  (unknown: ${unknown.join(' ')})`);
+    console.error(`usage: node scripts/build.cjs [--debug | --release | --prebuild | --stage]  (unknown: ${unknown.join(' ')})`);
     process.exit(2);
   }
   try {
-    build({ debug: argv.includes('--debug'), verify: argv.includes('--prebuild') });
+    if (argv.includes('--stage')) stageLicenses();
+    else {
+      const prebuild = argv.includes('--prebuild');
+      const file = build({ debug: argv.includes('--debug'), verify: prebuild });
+      if (prebuild) stage(file);
+    }
   } catch (err) {
     console.error(err && err.message ? err.message : err);
     process.exit(1);
