@@ -9,6 +9,7 @@ const path = require('node:path');
 const fs = require('node:fs');
 const { spawn } = require('node:child_process');
 const { findSdkCopies } = require('../discover.cjs');
+const { LOAD_FAILED } = require('../platform.cjs');
 
 const PROBE = path.join(__dirname, 'probe.cjs');
 const SELF = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'));
@@ -55,7 +56,24 @@ async function pool(tasks, limit) {
   return results;
 }
 
+/** Does the native addon load here? { loaded, from, file } or { loaded: false, reason }. */
+function addonStatus() {
+  const native = require('../native.cjs');
+  try {
+    native.load();
+    return { loaded: true, ...native.loadedFrom() };
+  } catch (error) {
+    if (error?.code !== LOAD_FAILED) throw error;
+    return { loaded: false, reason: error.message };
+  }
+}
+
+const NO_ADDON = 'NO ADDON';
+
 function verdictOf(stock, patched) {
+  if (patched.noAddon) {
+    return { ok: false, verdict: NO_ADDON, why: 'not patched: the native addon did not load (reason above); the stock copy runs as it is' };
+  }
   if (!stock.supported && !patched.supported) {
     const unaffected = stock.error === undefined && stock.lost === 0 && stock.onerrors === 0;
     return {
@@ -111,10 +129,12 @@ function table(rows) {
  */
 async function doctor({ cwd = process.cwd(), pairs = 2, progress = 3, concurrency = 2, timeoutMs = 60_000 } = {}) {
   const base = path.resolve(cwd);
+  const addon = addonStatus();
   const copies = findSdkCopies([base]);
   if (copies.length === 0) {
     return {
       exitCode: 1,
+      addon,
       rows: [],
       message:
         `No MCP SDK found from ${base}: none of @modelcontextprotocol/sdk, @modelcontextprotocol/client, ` +
@@ -123,7 +143,11 @@ async function doctor({ cwd = process.cwd(), pairs = 2, progress = 3, concurrenc
   }
   const options = { pairs, progress, timeoutMs };
   const runs = await pool(
-    copies.flatMap((copy) => [() => runProbe(copy, false, options), () => runProbe(copy, true, options)]),
+    // Without the addon only the stock reproduction can run.
+    copies.flatMap((copy) => [
+      () => runProbe(copy, false, options),
+      () => (addon.loaded ? runProbe(copy, true, options) : Promise.resolve({ patched: true, skipped: true, noAddon: true })),
+    ]),
     concurrency,
   );
   const rows = copies.map((copy, i) => {
@@ -136,16 +160,19 @@ async function doctor({ cwd = process.cwd(), pairs = 2, progress = 3, concurrenc
   for (const r of rows) {
     if (r.why) lines.push(`- ${r.name}@${r.version} (${r.build.toUpperCase()}): ${r.verdict}: ${r.why}`);
   }
-  const summary =
-    bad.length === 0
+  const summary = !addon.loaded
+    ? `The native addon did not load, so mcp-ordered-dispatch cannot fix any of the ${rows.length} SDK build(s) found.`
+    : bad.length === 0
       ? `All ${rows.length} SDK build(s) found are fixed by mcp-ordered-dispatch (or not affected).`
       : `${bad.length} of ${rows.length} SDK build(s) are not fixed by mcp-ordered-dispatch.`;
-  return { exitCode: bad.length === 0 ? 0 : 1, rows, message: [...lines, summary].join('\n') };
+  return { exitCode: bad.length === 0 ? 0 : 1, addon, rows, message: [...lines, summary].join('\n') };
 }
 
 function report(result, { cwd }) {
   const out = [];
   out.push(`mcp-ordered-dispatch ${SELF.version} doctor — node ${process.version}, project ${path.resolve(cwd)}`);
+  if (result.addon?.loaded) out.push(`native addon: ${result.addon.file} (from ${result.addon.from})`);
+  else if (result.addon) out.push(`native addon: ${NO_ADDON}: ${result.addon.reason}`);
   if (result.rows.length > 0) {
     out.push('');
     out.push('Reproduction: progress notifications that arrive in the same read as their response (all in one');
