@@ -1,107 +1,111 @@
-// `npm pack`, then `npm install ./mcp-ordered-dispatch-<version>.tgz` in an
-// empty directory outside this repository: the tarball carries the binary
-// built here and works from there; where that binary does not load, the
-// install builds from the sources the tarball carries.
+// The packing contract: in this clone, `npm pack` at the root makes the main
+// tarball (no install script, no Rust source, no binary; the 8 platform
+// packages as exact-version optionalDependencies) and leaves npm/<abi>/ with
+// the freshly built binary, so that `npm pack` there makes this platform's
+// package. Installed together in an empty directory outside the repository,
+// the two tarballs make a working package: the addon loads from the platform
+// package and the stdio reproduction loses nothing.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import {
+  ABI, NPM, PKG, ROOT, platform, sh, packBoth, tarList, tarManifest, REPRO_APP, appResult, sdkSpecs,
+  nodeFilesUnder, platformPackagesIn,
+} from './support/packing.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const repro = path.join(root, 'test', 'support', 'repro.cjs');
-const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 let dir;
-
-function sh(cmd, args, cwd, env = {}) {
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
-  return r.stdout + r.stderr;
-}
-
-const APP = `
-const { install } = require('mcp-ordered-dispatch');
-const { runRepro } = require(${JSON.stringify(repro)});
-(async () => {
-  const { patched } = install();
-  const out = { patched: patched.map((p) => p.file) };
-  const v1 = require('@modelcontextprotocol/sdk/client/index.js');
-  const t1 = require('@modelcontextprotocol/sdk/client/stdio.js');
-  out[1] = await runRepro({ Client: v1.Client, StdioClientTransport: t1.StdioClientTransport, generation: 1 }, { pairs: 3, concurrency: 2, mode: 'all-in-one' });
-  const v2 = await import('@modelcontextprotocol/client');
-  const t2 = await import('@modelcontextprotocol/client/stdio');
-  out[2] = await runRepro({ Client: v2.Client, StdioClientTransport: t2.StdioClientTransport, generation: 2 }, { pairs: 3, concurrency: 2, mode: 'all-in-one' });
-  console.log(JSON.stringify(out));
-})();
-`;
-
-function runApp() {
-  const out = execFileSync(process.execPath, ['app.cjs'], { cwd: dir, encoding: 'utf8' });
-  return JSON.parse(out.trim().split('\n').pop());
-}
-
-function assertNoLoss(result) {
-  for (const g of ['1', '2']) {
-    assert.equal(result[g].progressExpected, 18);
-    assert.equal(result[g].lost, 0, JSON.stringify(result[g]));
-    assert.equal(result[g].onerrorCount, 0, JSON.stringify(result[g].onerrors));
-  }
-}
+let tarballs;
 
 before(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-ordered-dispatch-pack-'));
-  sh(npm, ['pack', '--pack-destination', dir], root);
-  const tarball = path.join(dir, `${pkg.name}-${pkg.version}.tgz`);
-  assert.ok(fs.existsSync(tarball), 'npm pack wrote the tarball');
-  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'pack-test', version: '1.0.0', private: true }));
-  fs.writeFileSync(path.join(dir, 'app.cjs'), APP);
-  const sdk = pkg.devDependencies;
-  sh(
-    npm,
-    [
-      'install',
-      '--no-audit',
-      '--no-fund',
-      `./${path.basename(tarball)}`,
-      `@modelcontextprotocol/sdk@${sdk['@modelcontextprotocol/sdk']}`,
-      `@modelcontextprotocol/client@${sdk['@modelcontextprotocol/client']}`,
-      `zod@${sdk.zod}`,
-    ],
-    dir,
-  );
+  tarballs = packBoth(dir);
+  const project = path.join(dir, 'app');
+  fs.mkdirSync(project);
+  fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'pack-test', version: '1.0.0', private: true }));
+  fs.writeFileSync(path.join(project, 'app.mjs'), REPRO_APP);
+  sh(NPM, ['install', '--no-audit', '--no-fund', tarballs.main, tarballs.platform, ...sdkSpecs()], { cwd: project });
 });
 
 after(() => dir && fs.rmSync(dir, { recursive: true, force: true }));
 
-test('the tarball carries the prebuilt binary, the sources to rebuild it, and no test files', () => {
-  const installed = path.join(dir, 'node_modules', pkg.name);
-  const prebuilds = fs.readdirSync(path.join(installed, 'prebuilds'));
-  assert.equal(prebuilds.length, 1);
-  for (const file of ['Cargo.toml', 'Cargo.lock', 'build.rs', 'src/lib.rs', 'index.d.ts', 'register.mjs', 'register.cjs']) {
-    assert.ok(fs.existsSync(path.join(installed, file)), `${file} is in the tarball`);
+test('the main tarball: the JavaScript, types and LICENSE; no Rust source, no binary, no install script', () => {
+  const files = tarList(tarballs.main);
+  for (const f of ['package.json', 'LICENSE', 'index.cjs', 'index.mjs', 'index.d.ts', 'register.mjs', 'register.cjs',
+    'testing.cjs', 'lib/native.cjs', 'lib/platform.cjs', 'bin/mcp-ordered-dispatch.cjs']) {
+    assert.ok(files.includes(f), `${f} is in the main tarball`);
   }
-  assert.equal(fs.existsSync(path.join(installed, 'test')), false);
+  for (const f of files) {
+    assert.doesNotMatch(f, /\.node$|\.rs$|^Cargo\.|^build\.rs$|^src\/|^scripts\/|^test\/|^npm\//, `${f} must not be in the main tarball`);
+  }
+  const manifest = tarManifest(tarballs.main);
+  for (const hook of ['preinstall', 'install', 'postinstall']) assert.equal(manifest.scripts?.[hook], undefined, hook);
+  const expected = Object.fromEntries(platform.targets().map((t) => [platform.platformPackageName(platform.tripleToAbi(t)), PKG.version]));
+  assert.equal(Object.keys(expected).length, 8);
+  assert.deepEqual(manifest.optionalDependencies, expected);
 });
 
-test('installed from the tarball in an empty directory, it fixes the lost progress there', () => {
-  const result = runApp();
-  assert.ok(result.patched.length >= 3, JSON.stringify(result.patched));
-  for (const file of result.patched) assert.ok(file.startsWith(fs.realpathSync(dir)), `${file} is the copy installed beside the app`);
-  assertNoLoss(result);
+test('npm pack left npm/<abi>/ staged: its tarball holds the freshly built binary and LICENSE', () => {
+  const files = tarList(tarballs.platform).sort();
+  assert.deepEqual(files, ['LICENSE', 'README.md', platform.binaryFileName(ABI), 'package.json'].sort());
+  const manifest = tarManifest(tarballs.platform);
+  assert.equal(manifest.name, platform.platformPackageName(ABI));
+  assert.equal(manifest.version, PKG.version);
+  assert.equal(manifest.main, platform.binaryFileName(ABI));
+  assert.deepEqual(manifest.os, [process.platform]);
+  assert.deepEqual(manifest.cpu, [process.arch]);
+  const staged = fs.readFileSync(path.join(platform.npmDirOf(ABI), platform.binaryFileName(ABI)));
+  assert.ok(staged.equals(fs.readFileSync(platform.localBuildPath(ABI))), 'the staged binary is the local build');
 });
 
-test('where the prebuilt binary does not load, the install builds it from source', { timeout: 600_000 }, () => {
-  const installed = path.join(dir, 'node_modules', pkg.name);
-  const [key] = fs.readdirSync(path.join(installed, 'prebuilds'));
-  fs.writeFileSync(path.join(installed, 'prebuilds', key, 'mcp_ordered_dispatch.node'), 'not a shared library');
-  // Reuse this repository's compiled dependencies; the package's own crate is rebuilt from the tarball's sources.
-  const log = sh(npm, ['rebuild', pkg.name, '--foreground-scripts'], dir, {
-    CARGO_TARGET_DIR: path.join(root, 'target'),
-  });
-  assert.match(log, /does not load .*building from source/);
-  assert.match(log, /verified: .* loads/);
-  assertNoLoss(runApp());
+test('our platform names agree with @napi-rs/cli for the 8 targets, and npm/ has their packages', async () => {
+  const { parseTriple } = await import('@napi-rs/cli');
+  for (const triple of platform.targets()) {
+    const napi = parseTriple(triple);
+    const abi = platform.tripleToAbi(triple);
+    assert.equal(abi, napi.platformArchABI, triple);
+    assert.equal(platform.platformArchABI(napi.platform, napi.arch, napi.abi === 'musl'), abi, triple);
+    const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'npm', abi, 'package.json'), 'utf8'));
+    assert.equal(manifest.name, platform.platformPackageName(abi));
+    assert.equal(manifest.version, PKG.version, `npm/${abi} has the root version (napi version)`);
+    assert.deepEqual(manifest.os, [napi.platform]);
+    assert.deepEqual(manifest.cpu, [napi.arch]);
+    if (napi.platform === 'linux') assert.deepEqual(manifest.libc, [napi.abi === 'musl' ? 'musl' : 'glibc']);
+    assert.deepEqual(manifest.files, [platform.binaryFileName(abi)]);
+  }
+});
+
+test('installed from the two tarballs, the addon loads from the platform package and nothing is lost', () => {
+  const project = path.join(dir, 'app');
+  assert.deepEqual(platformPackagesIn(project), [platform.platformPackageName(ABI)]);
+  assert.deepEqual(nodeFilesUnder(project), [`node_modules/${platform.platformPackageName(ABI)}/${platform.binaryFileName(ABI)}`]);
+  const { stdout } = sh(process.execPath, ['--import', `${PKG.name}/register`, 'app.mjs'], { cwd: project });
+  const result = appResult(stdout);
+  assert.deepEqual(
+    result.nativeFiles,
+    [fs.realpathSync(path.join(project, 'node_modules', platform.platformPackageName(ABI), platform.binaryFileName(ABI)))],
+  );
+  for (const g of ['1', '2']) {
+    assert.equal(result[g].progressExpected, 18, JSON.stringify(result[g]));
+    assert.equal(result[g].lost, 0, JSON.stringify(result[g]));
+    assert.equal(result[g].onerrorCount, 0, JSON.stringify(result[g].onerrors));
+  }
+});
+
+test('MCP_ORDERED_DISPATCH_NATIVE names exactly the file to load; a bad one is the typed error, nothing else is tried', () => {
+  const project = path.join(dir, 'app');
+  const script = `
+    const m = require('${PKG.name}');
+    try { m.install(); console.log('installed'); }
+    catch (e) { console.log(JSON.stringify({ name: e.name, code: e.code, typed: e instanceof m.NativeAddonError, message: e.message })); }`;
+  const bogus = path.join(dir, 'no-such-addon.node');
+  const failed = JSON.parse(sh(process.execPath, ['-e', script], { cwd: project, env: { MCP_ORDERED_DISPATCH_NATIVE: bogus } }).stdout);
+  assert.equal(failed.name, 'NativeAddonError');
+  assert.equal(failed.code, 'MCP_ORDERED_DISPATCH_LOAD_FAILED');
+  assert.equal(failed.typed, true);
+  assert.ok(failed.message.includes(bogus), failed.message);
+  assert.match(failed.message, /MCP_ORDERED_DISPATCH_NATIVE/);
+  const good = path.join(project, 'node_modules', platform.platformPackageName(ABI), platform.binaryFileName(ABI));
+  assert.match(sh(process.execPath, ['-e', script], { cwd: project, env: { MCP_ORDERED_DISPATCH_NATIVE: good } }).stdout, /^installed$/m);
 });
