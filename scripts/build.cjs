@@ -115,7 +115,7 @@ function stageLicenses() {
     if (!fs.existsSync(path.join(dir, 'package.json'))) {
       throw new Error(`mcp-ordered-dispatch: ${dir}/package.json is missing (run \`napi create-npm-dirs\`)`);
     }
-    fs.copyFileSync(path.join(ROOT, 'LICENSE'), path.join(dir, 'LICENSE'));
+    copyReplacing(path.join(ROOT, 'LICENSE'), path.join(dir, 'LICENSE'));
   }
 }
 
