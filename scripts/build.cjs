@@ -11,6 +11,10 @@
 //                                      so that `npm pack` there makes the platform package
 //   node scripts/build.cjs --stage     no build: copy LICENSE into every npm/<target>/
 //                                      (the release workflow, once the artifacts are in)
+//   node scripts/build.cjs --sync-versions
+//                                      no build: set package.json's optionalDependencies to
+//                                      the platform packages of napi.targets at the root's
+//                                      exact version (`npm version` runs it, with `napi version`)
 //
 // The repository's `prepare` script runs --prebuild: on the root project's
 // `npm install` and before `npm pack`, never when the package is installed from
@@ -21,7 +25,9 @@
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
-const { platformArchABI, localBuildPath, binaryFileName, npmDirOf, targets, tripleToAbi, ROOT } = require('../lib/platform.cjs');
+const {
+  platformArchABI, localBuildPath, binaryFileName, npmDirOf, platformPackageName, targets, tripleToAbi, ROOT,
+} = require('../lib/platform.cjs');
 
 const LIB_NAME = 'mcp_ordered_dispatch';
 const MIN_RUST = '1.88';
@@ -129,17 +135,29 @@ function stage(file = localBuildPath()) {
   return dest;
 }
 
-module.exports = { build, stage, stageLicenses, checkLoads, rustMissingMessage, MIN_RUST };
+/** optionalDependencies: one platform package per napi target, at the root's exact version. */
+function syncVersions() {
+  const file = path.join(ROOT, 'package.json');
+  const pkg = JSON.parse(fs.readFileSync(file, 'utf8'));
+  pkg.optionalDependencies = Object.fromEntries(
+    targets().map((t) => [platformPackageName(tripleToAbi(t)), pkg.version]).sort(([a], [b]) => (a < b ? -1 : 1)),
+  );
+  fs.writeFileSync(file, JSON.stringify(pkg, null, 2) + '\n');
+  console.log(`[mcp-ordered-dispatch] optionalDependencies at ${pkg.version}`);
+}
+
+module.exports = { build, stage, syncVersions, stageLicenses, checkLoads, rustMissingMessage, MIN_RUST };
 
 if (require.main === module) {
   const argv = process.argv.slice(2);
-  const unknown = argv.filter((a) => !['--debug', '--prebuild', '--release', '--stage'].includes(a));
+  const unknown = argv.filter((a) => !['--debug', '--prebuild', '--release', '--stage', '--sync-versions'].includes(a));
   if (unknown.length) {
-    console.error(`usage: node scripts/build.cjs [--debug | --release | --prebuild | --stage]  (unknown: ${unknown.join(' ')})`);
+    console.error(`usage: node scripts/build.cjs [--debug | --release | --prebuild | --stage | --sync-versions]  (unknown: ${unknown.join(' ')})`);
     process.exit(2);
   }
   try {
-    if (argv.includes('--stage')) stageLicenses();
+    if (argv.includes('--sync-versions')) syncVersions();
+    else if (argv.includes('--stage')) stageLicenses();
     else {
       const prebuild = argv.includes('--prebuild');
       const file = build({ debug: argv.includes('--debug'), verify: prebuild });
