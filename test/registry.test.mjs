@@ -40,10 +40,17 @@ function freePort() {
   });
 }
 
+// npm's settings for this test only: under `npm test` the environment carries
+// the caller's npm_config_* (its .npmrc, its project folder), which must not
+// leak into the installs made here.
+function cleanEnv() {
+  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_config_/i.test(k)));
+}
+
 /** Like sh(), but asynchronous, so that independent npm commands overlap. */
 function run(cmd, args, { cwd, env = {}, timeout = 120_000 } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, env: { ...process.env, ...npmEnv, ...env }, shell: process.platform === 'win32' });
+    const child = spawn(cmd, args, { cwd, env: { ...cleanEnv(), ...npmEnv, ...env }, shell: process.platform === 'win32' });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (c) => (out += c));
     child.stderr.setEncoding('utf8').on('data', (c) => (out += c));
