@@ -152,32 +152,43 @@ function loadAddon() {
   const pkgName = platformPackageName(abi);
   const errors = [];
   let brokenPackage = null;
-  // 1. The platform package npm installed beside (or above) this package.
-  let resolved = null;
-  try {
-    resolved = require.resolve(pkgName, { paths: [ROOT] });
-  } catch (cause) {
-    errors.push(new Error(`${pkgName} is not installed: ${firstLine(cause)}`, { cause }));
-  }
-  if (resolved) {
+  const local = localBuildPath(abi);
+  // The platform package npm installed beside (or above) this package.
+  function fromPackage() {
+    let resolved;
+    try {
+      resolved = require.resolve(pkgName, { paths: [ROOT] });
+    } catch (cause) {
+      errors.push(new Error(`${pkgName} is not installed: ${firstLine(cause)}`, { cause }));
+      return null;
+    }
     try {
       return { addon: requireFrom(resolved), from: pkgName, file: resolved };
     } catch (cause) {
       brokenPackage = `${pkgName} is installed (${resolved}) but does not load: ${firstLine(cause)}`;
       errors.push(new Error(brokenPackage, { cause }));
+      return null;
     }
   }
-  // 2. A local build in a clone (`npm run build`).
-  const local = localBuildPath(abi);
-  if (fs.existsSync(local)) {
+  // A local build in a clone (`npm run build`).
+  function fromLocalBuild() {
+    if (!fs.existsSync(local)) {
+      errors.push(new Error(`no local build at ${local}`));
+      return null;
+    }
     try {
       return { addon: requireFrom(local), from: 'local build', file: local };
     } catch (cause) {
       errors.push(new Error(`the local build ${local} does not load: ${firstLine(cause)}`, { cause }));
+      return null;
     }
-  } else {
-    errors.push(new Error(`no local build at ${local}`));
   }
+  // In a clone (Cargo.toml is never in the published tarball) the fresh local
+  // build comes first, so that a published platform package that npm also
+  // installed there never stands in for the code under test.
+  const inClone = fs.existsSync(path.join(ROOT, 'Cargo.toml'));
+  const found = inClone ? fromLocalBuild() ?? fromPackage() : fromPackage() ?? fromLocalBuild();
+  if (found) return found;
   const supported = targets().some((t) => tripleToAbi(t) === abi);
   let why;
   if (brokenPackage) {
