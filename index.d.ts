@@ -111,6 +111,11 @@ export interface InstallOptions extends ProgressOptions {
 export interface Installation {
   /** Every SDK build whose Protocol is now patched. */
   patched: PatchedSdk[];
+  /**
+   * Every SDK build left stock because its Protocol already dispatches
+   * notifications in wire order (an SDK release with the upstream fix).
+   */
+  fixedUpstream: PatchedSdk[];
   /** Every SDK stdio transport class now framed natively. */
   framing: Array<SdkSource & { transport: 'StdioClientTransport' | 'StdioServerTransport'; generation: 1 | 2 }>;
   /** Restore the original methods (idempotent). */
@@ -120,9 +125,12 @@ export interface Installation {
 /**
  * Patch every MCP SDK build (1.x `@modelcontextprotocol/sdk`, 2.x
  * `@modelcontextprotocol/client` and `@modelcontextprotocol/server`; ESM and
- * CJS) resolvable from the working directory and the main module. Idempotent.
- * Throws {@link UnsupportedSdkError}, patching nothing, if a copy found is not supported,
- * and {@link NativeAddonError} if no native addon loads on this machine.
+ * CJS) resolvable from the working directory and the main module, found by
+ * the `name` in its package.json (so npm alias installs too). Idempotent.
+ * A build that already dispatches in wire order is left stock and listed in
+ * `fixedUpstream`. Throws {@link UnsupportedSdkError}, patching nothing, if a
+ * copy found is neither patchable nor fixed upstream, and {@link NativeAddonError}
+ * if no native addon loads on this machine.
  */
 export declare function install(options?: InstallOptions): Installation;
 
@@ -132,9 +140,10 @@ type AnyClass = abstract new (...args: any[]) => unknown;
 /**
  * Patch one SDK `Protocol` class (for copies `install` cannot reach, e.g. a
  * bundled or nested one). Idempotent; returns a function that restores the
- * original methods. Throws {@link UnsupportedSdkError} if the class does not
- * have the shape of a supported SDK, patching nothing, and
- * {@link NativeAddonError} if no native addon loads on this machine.
+ * original methods. A class that already dispatches notifications in wire
+ * order (fixed upstream) is left stock (the function returned does nothing).
+ * Throws {@link UnsupportedSdkError} if the class is neither, patching nothing,
+ * and {@link NativeAddonError} if no native addon loads on this machine.
  */
 export declare function patchProtocol(Protocol: AnyClass, options?: { source?: SdkSource }): () => void;
 

@@ -7,6 +7,7 @@ const { createRequire } = require('node:module');
 
 // Where each SDK package keeps its Protocol class: the package subpath that
 // exports it (1.x: `sdk/shared/protocol.js`; 2.x: the package root).
+const SDK_SCOPE = '@modelcontextprotocol/';
 const SDK_PACKAGES = [
   { name: '@modelcontextprotocol/sdk', subpath: './shared/protocol.js' },
   { name: '@modelcontextprotocol/client', subpath: '.' },
@@ -21,20 +22,61 @@ function readJson(file) {
   }
 }
 
-/** The package root that `name` resolves to from `base`, ignoring `exports` (which may hide package.json). */
-function packageRoot(name, base) {
-  let paths;
+/** The node_modules directories `base` resolves packages from, nearest first. */
+function nodeModulesDirs(base) {
   try {
-    paths = createRequire(path.join(base, 'noop.js')).resolve.paths(name) ?? [];
+    return createRequire(path.join(base, 'noop.js')).resolve.paths('x') ?? [];
   } catch {
-    return undefined;
+    return [];
   }
-  for (const dir of paths) {
-    const root = path.join(dir, name);
+}
+
+function listDir(dir) {
+  try {
+    return fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Every package `base` resolves, whatever it is installed as: [{ root, pkg,
+ * installedAs }] for each entry of each node_modules directory on the
+ * resolution path (a nearer entry shadows a farther one of the same
+ * directory name, as require() does) whose package.json `name` is in `names`.
+ * So an alias install ("sdk-old": "npm:@modelcontextprotocol/sdk@1.0.0",
+ * node_modules/sdk-old/) is found by the name in its package.json.
+ */
+function packagesNamed(names, base) {
+  const wanted = new Set(names);
+  const shadowed = new Set();
+  const found = [];
+  const consider = (dir, entryName) => {
+    if (shadowed.has(entryName)) return;
+    shadowed.add(entryName);
+    const root = path.join(dir, entryName);
     const pkg = readJson(path.join(root, 'package.json'));
-    if (pkg && pkg.name === name) return { root: fs.realpathSync(root), pkg };
+    if (!pkg || !wanted.has(pkg.name)) return;
+    try {
+      found.push({ root: fs.realpathSync(root), pkg, installedAs: entryName });
+    } catch {
+      // A dangling symlink: nothing to load there.
+    }
+  };
+  for (const dir of nodeModulesDirs(base)) {
+    for (const entry of listDir(dir)) {
+      if (entry.name.startsWith('.')) continue;
+      if (!entry.isDirectory() && !entry.isSymbolicLink()) continue;
+      if (entry.name.startsWith('@')) {
+        for (const scoped of listDir(path.join(dir, entry.name))) {
+          if (scoped.isDirectory() || scoped.isSymbolicLink()) consider(dir, `${entry.name}/${scoped.name}`);
+        }
+      } else {
+        consider(dir, entry.name);
+      }
+    }
   }
-  return undefined;
+  return found;
 }
 
 /** Resolve an `exports` target for one condition set ('import' or 'require'). */
@@ -93,20 +135,25 @@ function findSdkCopies(bases) {
 function findSdkFiles(bases, packages) {
   const seen = new Set();
   const copies = [];
+  const names = [...new Set(packages.map((p) => p.name))];
   for (const base of bases) {
+    const found = packagesNamed(names, base);
     for (const { name, subpath, ...extra } of packages) {
-      const found = packageRoot(name, base);
-      if (!found) continue;
-      for (const [build, condition] of [
-        ['esm', 'import'],
-        ['cjs', 'require'],
-      ]) {
-        const target = resolveExport(found.pkg, subpath, condition);
-        if (!target) continue;
-        const file = path.join(found.root, target);
-        if (seen.has(file) || !fs.existsSync(file)) continue;
-        seen.add(file);
-        copies.push({ ...extra, name, version: found.pkg.version, build, file, root: found.root });
+      for (const { root, pkg, installedAs } of found) {
+        if (pkg.name !== name) continue;
+        for (const [build, condition] of [
+          ['esm', 'import'],
+          ['cjs', 'require'],
+        ]) {
+          const target = resolveExport(pkg, subpath, condition);
+          if (!target) continue;
+          const file = path.join(root, target);
+          if (seen.has(file) || !fs.existsSync(file)) continue;
+          seen.add(file);
+          const copy = { ...extra, name, version: pkg.version, build, file, root };
+          if (installedAs !== name) copy.installedAs = installedAs;
+          copies.push(copy);
+        }
       }
     }
   }
@@ -123,6 +170,45 @@ function packageOf(file) {
     if (parent === dir) return undefined;
     dir = parent;
   }
+}
+
+// Directory -> name of the nearest package.json with a name (or null), for isSdkModuleFile.
+const packageNameOfDir = new Map();
+
+function packageNameAt(dir) {
+  const known = packageNameOfDir.get(dir);
+  if (known !== undefined) return known;
+  const pkg = readJson(path.join(dir, 'package.json'));
+  let name;
+  if (pkg && typeof pkg.name === 'string') name = pkg.name;
+  else {
+    const parent = path.dirname(dir);
+    name = parent === dir ? null : packageNameAt(parent);
+  }
+  packageNameOfDir.set(dir, name);
+  return name;
+}
+
+/**
+ * Whether the module file at `file` (a path, or a file: URL) belongs to a
+ * package of the MCP SDK's npm scope, by the `name` in its nearest
+ * package.json — so wherever it is installed, under an npm alias included.
+ * The load-time hooks ask this of each module they see; one package.json
+ * read per directory, cached.
+ */
+function isSdkModuleFile(file) {
+  if (typeof file !== 'string') return false;
+  if (file.startsWith('file:')) {
+    try {
+      file = require('node:url').fileURLToPath(file);
+    } catch {
+      return false;
+    }
+  } else if (!path.isAbsolute(file)) {
+    return false;
+  }
+  const name = packageNameAt(path.dirname(file));
+  return typeof name === 'string' && name.startsWith(SDK_SCOPE);
 }
 
 function buildOf(file) {
@@ -159,4 +245,4 @@ function defaultBases() {
   return bases;
 }
 
-module.exports = { SDK_PACKAGES, findSdkCopies, findSdkFiles, sourceOfFile, defaultBases, resolveExport };
+module.exports = { SDK_PACKAGES, SDK_SCOPE, findSdkCopies, findSdkFiles, packagesNamed, isSdkModuleFile, sourceOfFile, defaultBases, resolveExport };

@@ -1,7 +1,7 @@
 'use strict';
 // install(): patch every SDK copy the application resolves, now.
 
-const { patchProtocol, generationOf, UnsupportedSdkError } = require('./patch.cjs');
+const { patchProtocol, sdkStatus, UnsupportedSdkError } = require('./patch.cjs');
 const { findSdkCopies, defaultBases } = require('./discover.cjs');
 const progress = require('./progress.cjs');
 const stdio = require('./stdio.cjs');
@@ -16,16 +16,21 @@ function loadProtocol(copy) {
 
 /**
  * Patch the Protocol class of every MCP SDK build resolvable from the
- * working directory and the main module (and `options.paths`), and its stdio
- * transports (native framing; `framing: false` leaves them stock). All
- * copies are checked before any is patched: if one is not supported, this
- * throws an UnsupportedSdkError naming it, and nothing is patched.
+ * working directory and the main module (and `options.paths`), whatever name
+ * it is installed under (found by the `name` in its package.json, so npm
+ * aliases too), and its stdio transports (native framing; `framing: false`
+ * leaves them stock). A build whose Protocol already dispatches notifications
+ * in wire order (fixed upstream) is left stock and listed in `fixedUpstream`.
+ * All copies are checked before any is patched: if one is neither patchable
+ * nor fixed upstream, this throws an UnsupportedSdkError naming it, and
+ * nothing is patched.
  */
 function install(options = {}) {
   native.load(); // a NativeAddonError when no addon loads
   const bases = [...(options.paths ?? []), ...(options.cwd ? [options.cwd] : defaultBases())];
   const copies = findSdkCopies(bases);
   const plan = [];
+  const fixedUpstream = [];
   const problems = [];
   for (const copy of copies) {
     const source = { name: copy.name, version: copy.version, build: copy.build, file: copy.file };
@@ -36,9 +41,10 @@ function install(options = {}) {
       problems.push(`${copy.name}@${copy.version} (${copy.build.toUpperCase()} build) could not be loaded: ${error.message}`);
       continue;
     }
-    const generation = generationOf(Protocol, source);
-    if (generation instanceof Error) problems.push(generation.message);
-    else plan.push({ Protocol, source, generation });
+    const status = sdkStatus(Protocol, source);
+    if (status instanceof Error) problems.push(status.message);
+    else if (status.status === 'fixed-upstream') fixedUpstream.push({ ...source, generation: status.generation });
+    else plan.push({ Protocol, source, generation: status.generation });
   }
   // The SDK's stdio transports, framed natively (unless options.framing is false).
   const transports = [];
@@ -71,6 +77,7 @@ function install(options = {}) {
   let installed = true;
   return {
     patched,
+    fixedUpstream,
     framing,
     uninstall() {
       if (!installed) return;

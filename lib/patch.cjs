@@ -15,6 +15,7 @@ const native = require('./native.cjs');
 const v1 = require('./adapters/v1.cjs');
 const v2 = require('./adapters/v2.cjs');
 const { notificationHandlerError } = require('./adapters/common.cjs');
+const { notificationDispatch, generationOfShape } = require('./adapters/upstream.cjs');
 const progress = require('./progress.cjs');
 
 const ADAPTERS = [v2, v1];
@@ -48,7 +49,8 @@ function selectAdapter(Protocol, source) {
   }
   return new UnsupportedSdkError(
     `mcp-ordered-dispatch: ${describe(source)} is not supported; its Protocol does not have the shape ` +
-      `of a supported MCP SDK (${reasons.join('; ')}). Nothing was patched. ` +
+      `of a supported MCP SDK (${reasons.join('; ')}), and it does not dispatch notifications in wire order ` +
+      'itself (as an SDK release with the upstream fix does). Nothing was patched. ' +
       'Supported: @modelcontextprotocol/sdk 1.x, @modelcontextprotocol/client and @modelcontextprotocol/server 2.x.',
   );
 }
@@ -140,15 +142,19 @@ function patchedConnect(originalConnect, generation) {
 
 /**
  * Patch `Protocol` (idempotent). Returns a function that restores the
- * original methods. Throws UnsupportedSdkError, patching nothing, when the
- * class does not have the shape of a supported SDK.
+ * original methods. A class that already dispatches notifications in wire
+ * order (fixed upstream) is left stock; the function returned does nothing.
+ * Throws UnsupportedSdkError, patching nothing, when the class is neither.
  */
 function patchProtocol(Protocol, options = {}) {
   const existing = patchRecord(Protocol);
   if (existing) return existing.unpatch;
+  const status = sdkStatus(Protocol, options.source);
+  if (status instanceof Error) throw status;
+  // An SDK that already dispatches in wire order is left stock, quietly.
+  if (status.status === 'fixed-upstream') return leftStock;
   native.load(); // a NativeAddonError when no addon loads
-  const adapter = selectAdapter(Protocol, options.source);
-  if (adapter instanceof Error) throw adapter;
+  const adapter = status.adapter;
   const proto = Protocol.prototype;
 
   const original = {
@@ -195,12 +201,37 @@ function isPatched(Protocol) {
   return patchRecord(Protocol) !== undefined;
 }
 
-/** The adapter generation of a patched class, or what selectAdapter says of an unpatched one. */
-function generationOf(Protocol, source) {
+function leftStock() {}
+
+// Protocol class -> what the behavioural probe said (it constructs an instance: once per class).
+const dispatchOf = new WeakMap();
+
+/**
+ * Where a Protocol class stands: { status: 'patched', generation } (by us),
+ * { status: 'fixed-upstream', generation } (it already runs notification
+ * handlers in wire order: left stock), { status: 'patchable', generation,
+ * adapter }, or an UnsupportedSdkError saying why it is none of these.
+ */
+function sdkStatus(Protocol, source) {
   const record = patchRecord(Protocol);
-  if (record) return record.generation;
+  if (record) return { status: 'patched', generation: record.generation };
+  if (typeof Protocol === 'function' && Protocol.prototype !== null && typeof Protocol.prototype === 'object') {
+    let dispatch = dispatchOf.get(Protocol);
+    if (dispatch === undefined) {
+      dispatch = notificationDispatch(Protocol);
+      dispatchOf.set(Protocol, dispatch);
+    }
+    if (dispatch === 'in-order') return { status: 'fixed-upstream', generation: generationOfShape(Protocol) };
+  }
   const adapter = selectAdapter(Protocol, source);
-  return adapter instanceof Error ? adapter : adapter.generation;
+  if (adapter instanceof Error) return adapter;
+  return { status: 'patchable', generation: adapter.generation, adapter };
+}
+
+/** The generation of a patched, patchable or fixed-upstream class, or the UnsupportedSdkError of any other. */
+function generationOf(Protocol, source) {
+  const status = sdkStatus(Protocol, source);
+  return status instanceof Error ? status : status.generation;
 }
 
 /** The native Dispatcher a connected Client/Server routes through, if any. */
@@ -208,4 +239,4 @@ function dispatcherOf(protocol) {
   return protocol?.[progress.kState]?.dispatcher;
 }
 
-module.exports = { patchProtocol, isPatched, generationOf, dispatcherOf, UnsupportedSdkError };
+module.exports = { patchProtocol, isPatched, generationOf, sdkStatus, dispatcherOf, UnsupportedSdkError };

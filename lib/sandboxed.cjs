@@ -9,13 +9,19 @@
 // module.register() throw). Instead every CommonJS SDK build resolvable from
 // the working directory and the test file is loaded now, through the
 // sandbox's own `require` — the module registry the tests then share — and
-// patched. ES module builds are not reachable from there.
+// patched. In Jest's ESM mode (node --experimental-vm-modules) the ES module
+// builds are patched too: register's module.exports becomes an async
+// function, which Jest awaits for a setup file, that loads each through the
+// sandbox's own `import()` (Jest's ES module registry).
 //
 // Vitest runs a setup file that is not under node_modules through its own
 // module runner too (a sandboxed `module`), but the SDK, under node_modules,
-// is still loaded by Node: there the hooks are what works.
+// is still loaded by Node: there the hooks are what works — except in the
+// vmThreads/vmForks pools, which load node_modules in a vm context of their
+// own (see registerInVitestVm).
 
 const Module = require('node:module');
+const vm = require('node:vm');
 const { findSdkCopies, defaultBases } = require('./discover.cjs');
 const { patchLoaded, installHooks } = require('./hooks.cjs');
 
@@ -50,10 +56,58 @@ function patchCjsCopiesNow(load = require) {
 }
 
 /**
+ * Patch every SDK build of `builds` found, loading it with `load` (the
+ * sandbox's `import()`). Returns the files patched.
+ */
+async function patchCopiesByImport(load, builds = ['esm']) {
+  const patched = [];
+  for (const copy of findSdkCopies(defaultBases())) {
+    if (!builds.includes(copy.build)) continue;
+    let Protocol;
+    try {
+      const ns = await load(copy.file);
+      Protocol = ns?.Protocol ?? ns?.default?.Protocol;
+    } catch (error) {
+      process.emitWarning(
+        `mcp-ordered-dispatch: could not load ${copy.name}@${copy.version} (${copy.build.toUpperCase()} build) to patch it: ${error?.message ?? error}`,
+        { type: 'UnsupportedSdkWarning', code: 'MCP_ORDERED_DISPATCH_UNSUPPORTED' },
+      );
+      continue;
+    }
+    if (typeof Protocol !== 'function') continue;
+    patchLoaded(Protocol, copy.file);
+    patched.push(copy.file);
+  }
+  return patched;
+}
+
+/** Jest runs ES modules (its ESM mode) only where Node has vm.SourceTextModule (--experimental-vm-modules). */
+function jestRunsEsm() {
+  return typeof vm.SourceTextModule === 'function';
+}
+
+const VM_POOLS = ['vmThreads', 'vmForks'];
+
+/** The Vitest pool this worker runs tests in, if it is one of the vm pools. */
+function vitestVmPool() {
+  const worker = globalThis.__vitest_worker__;
+  const pool = worker?.config?.pool ?? worker?.ctx?.pool;
+  return VM_POOLS.includes(pool) ? pool : undefined;
+}
+
+const SUPPORTED_SETUPS =
+  'Supported setups: node --import/--require mcp-ordered-dispatch/register; Vitest (any pool, vmThreads and vmForks ' +
+  "included) with test.setupFiles: ['mcp-ordered-dispatch/register']; Jest, CommonJS or ESM mode " +
+  "(--experimental-vm-modules), with setupFiles: ['mcp-ordered-dispatch/register'].";
+
+/**
  * @param {object} mod the `module` object of register.cjs
  * @param {boolean} underJest whether Jest injected its `jest` object there
  */
 function register(mod, underJest) {
+  // Before anything else: in a vm pool even Node's own-looking `module` is Vitest's.
+  const pool = underJest ? undefined : vitestVmPool();
+  if (pool !== undefined) return registerInVitestVm(mod, pool);
   if (!isSandboxed(mod, Module)) return installHooks();
   if (!underJest) {
     try {
@@ -63,6 +117,45 @@ function register(mod, underJest) {
     }
   }
   patchCjsCopiesNow();
+  // A setup file that exports a function: Jest awaits it before the tests.
+  if (underJest && jestRunsEsm()) {
+    exportPatcher(mod, () => patchCopiesByImport((file) => import(file), ['esm']), 'Jest ESM mode (--experimental-vm-modules)', "the SDK's ES module builds");
+  }
 }
 
-module.exports = { isSandboxed, patchCjsCopiesNow, register };
+/**
+ * Make register's module.exports the function that patches the SDK through
+ * the sandbox's import(): the runner awaits it when register is the setup
+ * file itself. If nobody has called it by the next turn of the event loop,
+ * register was loaded some other way and those builds stay stock: say so.
+ */
+function exportPatcher(mod, patch, where, what) {
+  let called = false;
+  mod.exports = (...args) => {
+    called = true;
+    return patch(...args);
+  };
+  const timer = setTimeout(() => {
+    if (called) return;
+    process.emitWarning(
+      `mcp-ordered-dispatch: register was loaded under ${where} other than as the setup file itself, so ${what} ` +
+        `stay stock and progress can be lost. ${SUPPORTED_SETUPS}`,
+      { type: 'UnsupportedSetupWarning', code: 'MCP_ORDERED_DISPATCH_UNSUPPORTED_SETUP' },
+    );
+  }, 0);
+  timer.unref?.();
+}
+
+/**
+ * Vitest's vm pools load what tests import (the SDK included) in a vm
+ * context of their own, past Node's loader hooks. register.mjs, as a setup
+ * file, awaits the function exported here with its own `import()` (which
+ * loads into that context): every SDK build is loaded through it and
+ * patched. Loaded any other way (nobody calls that function before the
+ * tests' modules load), nothing could be patched: exportPatcher says so.
+ */
+function registerInVitestVm(mod, pool) {
+  exportPatcher(mod, (load) => patchCopiesByImport(load, ['esm', 'cjs']), `Vitest's ${pool} pool`, "the SDK copies that pool loads (past Node's loader hooks)");
+}
+
+module.exports = { isSandboxed, patchCjsCopiesNow, patchCopiesByImport, register, SUPPORTED_SETUPS };

@@ -53,27 +53,50 @@ before(async () => {
 
 after(() => installation?.uninstall());
 
-test('install() patches every SDK build resolvable from the project', () => {
-  const names = installation.patched.map((p) => `${p.name}:${p.build}:${p.generation}`).sort();
+test('install() patches every SDK build resolvable from the project (npm aliases included)', () => {
+  // Found by the name in their package.json: the version matrix's aliases (sdk-1-oldest, ...) too.
+  const names = installation.patched.map((p) => `${p.name}@${p.version}:${p.build}:${p.generation}`).sort();
   assert.deepEqual(names, [
-    '@modelcontextprotocol/client:cjs:2',
-    '@modelcontextprotocol/client:esm:2',
-    '@modelcontextprotocol/sdk:cjs:1',
-    '@modelcontextprotocol/sdk:esm:1',
-    '@modelcontextprotocol/server:cjs:2',
-    '@modelcontextprotocol/server:esm:2',
+    '@modelcontextprotocol/client@2.0.0:cjs:2',
+    '@modelcontextprotocol/client@2.0.0:esm:2',
+    '@modelcontextprotocol/client@2.4.0:cjs:2',
+    '@modelcontextprotocol/client@2.4.0:esm:2',
+    '@modelcontextprotocol/sdk@1.0.0:esm:1',
+    '@modelcontextprotocol/sdk@1.2.0:cjs:1',
+    '@modelcontextprotocol/sdk@1.2.0:esm:1',
+    '@modelcontextprotocol/sdk@1.23.0:cjs:1',
+    '@modelcontextprotocol/sdk@1.23.0:esm:1',
+    '@modelcontextprotocol/sdk@1.32.2:cjs:1',
+    '@modelcontextprotocol/sdk@1.32.2:esm:1',
+    '@modelcontextprotocol/server@2.0.0:cjs:2',
+    '@modelcontextprotocol/server@2.0.0:esm:2',
+    '@modelcontextprotocol/server@2.4.0:cjs:2',
+    '@modelcontextprotocol/server@2.4.0:esm:2',
   ]);
-  for (const p of installation.patched) assert.match(p.version, /^\d+\.\d+\.\d+/);
   // and their stdio transports, framed natively
-  assert.deepEqual(installation.framing.map((t) => `${t.name}:${t.build}:${t.transport}`).sort(), [
-    '@modelcontextprotocol/client:cjs:StdioClientTransport',
-    '@modelcontextprotocol/client:esm:StdioClientTransport',
-    '@modelcontextprotocol/sdk:cjs:StdioClientTransport',
-    '@modelcontextprotocol/sdk:cjs:StdioServerTransport',
-    '@modelcontextprotocol/sdk:esm:StdioClientTransport',
-    '@modelcontextprotocol/sdk:esm:StdioServerTransport',
-    '@modelcontextprotocol/server:cjs:StdioServerTransport',
-    '@modelcontextprotocol/server:esm:StdioServerTransport',
+  assert.deepEqual(installation.framing.map((t) => `${t.name}@${t.version}:${t.build}:${t.transport}`).sort(), [
+    '@modelcontextprotocol/client@2.0.0:cjs:StdioClientTransport',
+    '@modelcontextprotocol/client@2.0.0:esm:StdioClientTransport',
+    '@modelcontextprotocol/client@2.4.0:cjs:StdioClientTransport',
+    '@modelcontextprotocol/client@2.4.0:esm:StdioClientTransport',
+    '@modelcontextprotocol/sdk@1.0.0:esm:StdioClientTransport',
+    '@modelcontextprotocol/sdk@1.0.0:esm:StdioServerTransport',
+    '@modelcontextprotocol/sdk@1.2.0:cjs:StdioClientTransport',
+    '@modelcontextprotocol/sdk@1.2.0:cjs:StdioServerTransport',
+    '@modelcontextprotocol/sdk@1.2.0:esm:StdioClientTransport',
+    '@modelcontextprotocol/sdk@1.2.0:esm:StdioServerTransport',
+    '@modelcontextprotocol/sdk@1.23.0:cjs:StdioClientTransport',
+    '@modelcontextprotocol/sdk@1.23.0:cjs:StdioServerTransport',
+    '@modelcontextprotocol/sdk@1.23.0:esm:StdioClientTransport',
+    '@modelcontextprotocol/sdk@1.23.0:esm:StdioServerTransport',
+    '@modelcontextprotocol/sdk@1.32.2:cjs:StdioClientTransport',
+    '@modelcontextprotocol/sdk@1.32.2:cjs:StdioServerTransport',
+    '@modelcontextprotocol/sdk@1.32.2:esm:StdioClientTransport',
+    '@modelcontextprotocol/sdk@1.32.2:esm:StdioServerTransport',
+    '@modelcontextprotocol/server@2.0.0:cjs:StdioServerTransport',
+    '@modelcontextprotocol/server@2.0.0:esm:StdioServerTransport',
+    '@modelcontextprotocol/server@2.4.0:cjs:StdioServerTransport',
+    '@modelcontextprotocol/server@2.4.0:esm:StdioServerTransport',
   ]);
   // idempotent: a second install finds the same copies already patched
   const again = install();

@@ -39,19 +39,29 @@ after(() => {
   for (const dir of temps) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test('this repository: six SDK builds, each losing progress stock and fixed patched; exit 0', async () => {
+test('this repository: fifteen SDK builds (npm aliases included), each losing progress stock and fixed patched; exit 0', async () => {
   const { code, stdout, stderr } = await doctor(['doctor', '--json'], ROOT);
   assert.equal(code, 0, stdout + stderr);
   const result = JSON.parse(stdout);
   assert.equal(result.exitCode, 0);
-  const names = result.rows.map((r) => `${r.name} ${r.build}`).sort();
+  // Found by the name in their package.json: the devDependencies' npm aliases (sdk-1-oldest, ...) too.
+  const names = result.rows.map((r) => `${r.name}@${r.version} ${r.build}`).sort();
   assert.deepEqual(names, [
-    '@modelcontextprotocol/client cjs',
-    '@modelcontextprotocol/client esm',
-    '@modelcontextprotocol/sdk cjs',
-    '@modelcontextprotocol/sdk esm',
-    '@modelcontextprotocol/server cjs',
-    '@modelcontextprotocol/server esm',
+    '@modelcontextprotocol/client@2.0.0 cjs',
+    '@modelcontextprotocol/client@2.0.0 esm',
+    '@modelcontextprotocol/client@2.4.0 cjs',
+    '@modelcontextprotocol/client@2.4.0 esm',
+    '@modelcontextprotocol/sdk@1.0.0 esm',
+    '@modelcontextprotocol/sdk@1.2.0 cjs',
+    '@modelcontextprotocol/sdk@1.2.0 esm',
+    '@modelcontextprotocol/sdk@1.23.0 cjs',
+    '@modelcontextprotocol/sdk@1.23.0 esm',
+    '@modelcontextprotocol/sdk@1.32.2 cjs',
+    '@modelcontextprotocol/sdk@1.32.2 esm',
+    '@modelcontextprotocol/server@2.0.0 cjs',
+    '@modelcontextprotocol/server@2.0.0 esm',
+    '@modelcontextprotocol/server@2.4.0 cjs',
+    '@modelcontextprotocol/server@2.4.0 esm',
   ]);
   for (const row of result.rows) {
     const label = `${row.name} ${row.build}: ${JSON.stringify(row)}`;
@@ -69,7 +79,7 @@ test('this repository: six SDK builds, each losing progress stock and fixed patc
   const text = report(result, { cwd: ROOT });
   assert.match(text, /\| package +\| version \| build \| side +\| patchable +\| stock +\| patched +\| verdict \|/);
   assert.match(text, /\| @modelcontextprotocol\/sdk +\| 1\.32\.2 +\| ESM +\| client \| yes \(1\.x\) \| \d+\/\d+ lost, \d+ onerror \| 0\/\d+ lost, 0 onerror \| fixed +\|/);
-  assert.match(text, /All 6 SDK build\(s\) found are fixed/);
+  assert.match(text, /All 15 SDK build\(s\) found are fixed/);
 });
 
 test('a project with an SDK copy that cannot be patched: says which and why; exit 1', async () => {

@@ -5,8 +5,14 @@
 // the runner's setup line:
 //
 //   node --test --import mcp-ordered-dispatch/register
-//   Vitest: test.setupFiles: ['mcp-ordered-dispatch/register']   (vitest.config.mjs)
-//   Jest:   setupFiles: ['mcp-ordered-dispatch/register']        (jest.config.cjs)
+//   Vitest: test.setupFiles: ['mcp-ordered-dispatch/register']   (vitest.config.mjs; also
+//           under the vmThreads and vmForks pools: vitest.vmThreads.config.mjs, vitest.vmForks.config.mjs)
+//   Jest:   setupFiles: ['mcp-ordered-dispatch/register']        (jest.config.cjs; also in
+//           Jest's ESM mode, node --experimental-vm-modules: test/runners/jest-esm/)
+//
+// Where register cannot work — loaded by another module rather than as the
+// setup file itself under Jest's ESM mode or a Vitest vm pool — it says so,
+// naming the supported setups, and the fixture test fails.
 //
 // The fixtures import `mcp-ordered-dispatch` by name: they have no
 // package.json of their own, so the name resolves to this package (package
@@ -50,6 +56,8 @@ function run(args, cwd) {
     });
   });
 }
+
+const SUPPORTED = /UnsupportedSetupWarning: .*Supported setups: node --import\/--require mcp-ordered-dispatch\/register; Vitest \(any pool, vmThreads and vmForks included\) with test\.setupFiles: \['mcp-ordered-dispatch\/register'\]; Jest, CommonJS or ESM mode \(--experimental-vm-modules\), with setupFiles: \['mcp-ordered-dispatch\/register'\]/;
 
 const show = (result) => `exit ${result.signal ?? result.code}\n${result.output}`;
 
@@ -100,4 +108,59 @@ test('Jest without the setup file: the same fixture test fails', async () => {
   assert.equal(result.code, 1, show(result));
   assert.match(result.output, /Tests:\s+1 failed, 1 total/, show(result));
   assert.match(result.output, /progress lost: #2 notifications\/progress/, show(result));
+});
+
+for (const pool of ['vmThreads', 'vmForks']) {
+  test(`Vitest ${pool} pool with setupFiles: [mcp-ordered-dispatch/register]: the fixture test passes`, async () => {
+    const cwd = path.join(RUNNERS, 'vitest');
+    const result = await run([VITEST, 'run', '--config', `vitest.${pool}.config.mjs`], cwd);
+    assert.equal(result.code, 0, show(result));
+    assert.match(result.output, /Tests\s+1 passed \(1\)/, show(result));
+    assert.doesNotMatch(result.output, /Warning/, show(result));
+  });
+}
+
+test('Vitest vmThreads pool, register required from another setup file: refused with a warning naming the supported setups; the test fails', async () => {
+  const cwd = path.join(RUNNERS, 'vitest');
+  const result = await run([VITEST, 'run', '--config', 'vitest.vmThreads-require.config.mjs'], cwd);
+  assert.equal(result.code, 1, show(result));
+  assert.match(result.output, /register was loaded under Vitest's vmThreads pool other than as the setup file itself/, show(result));
+  assert.match(result.output, SUPPORTED, show(result));
+  assert.match(result.output, /Tests\s+1 failed \(1\)/, show(result));
+  assert.match(result.output, /progress lost: #2 notifications\/progress/, show(result));
+});
+
+const JEST_ESM = ['--experimental-vm-modules', JEST, '--ci', '--watchman=false', '--cacheDirectory', JEST_CACHE];
+
+test('Jest ESM mode (--experimental-vm-modules) with setupFiles: [mcp-ordered-dispatch/register]: the fixture test passes', async () => {
+  const cwd = path.join(RUNNERS, 'jest-esm');
+  const result = await run(JEST_ESM, cwd);
+  assert.equal(result.code, 0, show(result));
+  assert.match(result.output, /Tests:\s+1 passed, 1 total/, show(result));
+  assert.doesNotMatch(result.output, /UnsupportedSetupWarning|UnsupportedSdkWarning/, show(result));
+});
+
+test('Jest ESM mode without the setup file: the same fixture test fails', async () => {
+  const cwd = path.join(RUNNERS, 'jest-esm');
+  const config = JSON.stringify({ rootDir: cwd, testEnvironment: 'node', transform: {}, testMatch: ['**/*.test.mjs'] });
+  const result = await run([...JEST_ESM, '--config', config], cwd);
+  assert.equal(result.code, 1, show(result));
+  assert.match(result.output, /Tests:\s+1 failed, 1 total/, show(result));
+  assert.match(result.output, /progress lost: #2 notifications\/progress/, show(result));
+});
+
+test('Jest ESM mode, register required from another setup file: refused with a warning naming the supported setups; the test fails', async () => {
+  const cwd = path.join(RUNNERS, 'jest-esm');
+  const config = JSON.stringify({
+    rootDir: cwd,
+    testEnvironment: 'node',
+    transform: {},
+    testMatch: ['**/*.test.mjs'],
+    setupFiles: ['<rootDir>/require-setup.cjs'],
+  });
+  const result = await run([...JEST_ESM, '--config', config], cwd);
+  assert.equal(result.code, 1, show(result));
+  assert.match(result.output, /register was loaded under Jest ESM mode \(--experimental-vm-modules\) other than as the setup file itself/, show(result));
+  assert.match(result.output, SUPPORTED, show(result));
+  assert.match(result.output, /Tests:\s+1 failed, 1 total/, show(result));
 });

@@ -18,23 +18,37 @@ const line = (m) => JSON.stringify(m) + '\n';
 const NOTE = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } };
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-test('finds the eight stdio transport classes (1.x and 2.x, client and server, ESM and CJS) and patches them all', () => {
+test('finds every stdio transport class (1.x and 2.x, client and server, ESM and CJS; npm aliases included) and patches them all', () => {
   const found = findStdioTransports([ROOT]);
-  const names = found.map((f) => `${f.source.name} ${f.source.build} ${f.Transport.name} sdk${f.sdk}`).sort();
+  const names = found.map((f) => `${f.source.name}@${f.source.version} ${f.source.build} ${f.Transport.name} sdk${f.sdk}`).sort();
   assert.deepEqual(names, [
-    '@modelcontextprotocol/client cjs StdioClientTransport sdk2',
-    '@modelcontextprotocol/client esm StdioClientTransport sdk2',
-    '@modelcontextprotocol/sdk cjs StdioClientTransport sdk1',
-    '@modelcontextprotocol/sdk cjs StdioServerTransport sdk1',
-    '@modelcontextprotocol/sdk esm StdioClientTransport sdk1',
-    '@modelcontextprotocol/sdk esm StdioServerTransport sdk1',
-    '@modelcontextprotocol/server cjs StdioServerTransport sdk2',
-    '@modelcontextprotocol/server esm StdioServerTransport sdk2',
+    '@modelcontextprotocol/client@2.0.0 cjs StdioClientTransport sdk2',
+    '@modelcontextprotocol/client@2.0.0 esm StdioClientTransport sdk2',
+    '@modelcontextprotocol/client@2.4.0 cjs StdioClientTransport sdk2',
+    '@modelcontextprotocol/client@2.4.0 esm StdioClientTransport sdk2',
+    '@modelcontextprotocol/sdk@1.0.0 esm StdioClientTransport sdk1',
+    '@modelcontextprotocol/sdk@1.0.0 esm StdioServerTransport sdk1',
+    '@modelcontextprotocol/sdk@1.2.0 cjs StdioClientTransport sdk1',
+    '@modelcontextprotocol/sdk@1.2.0 cjs StdioServerTransport sdk1',
+    '@modelcontextprotocol/sdk@1.2.0 esm StdioClientTransport sdk1',
+    '@modelcontextprotocol/sdk@1.2.0 esm StdioServerTransport sdk1',
+    '@modelcontextprotocol/sdk@1.23.0 cjs StdioClientTransport sdk1',
+    '@modelcontextprotocol/sdk@1.23.0 cjs StdioServerTransport sdk1',
+    '@modelcontextprotocol/sdk@1.23.0 esm StdioClientTransport sdk1',
+    '@modelcontextprotocol/sdk@1.23.0 esm StdioServerTransport sdk1',
+    '@modelcontextprotocol/sdk@1.32.2 cjs StdioClientTransport sdk1',
+    '@modelcontextprotocol/sdk@1.32.2 cjs StdioServerTransport sdk1',
+    '@modelcontextprotocol/sdk@1.32.2 esm StdioClientTransport sdk1',
+    '@modelcontextprotocol/sdk@1.32.2 esm StdioServerTransport sdk1',
+    '@modelcontextprotocol/server@2.0.0 cjs StdioServerTransport sdk2',
+    '@modelcontextprotocol/server@2.0.0 esm StdioServerTransport sdk2',
+    '@modelcontextprotocol/server@2.4.0 cjs StdioServerTransport sdk2',
+    '@modelcontextprotocol/server@2.4.0 esm StdioServerTransport sdk2',
   ]);
   const stockStarts = found.map(({ Transport }) => Transport.prototype.start);
   const { patched, unpatch } = patchStdioTransports([ROOT]);
   try {
-    assert.equal(patched.length, 8);
+    assert.equal(patched.length, found.length);
     for (const { Transport } of found) assert.ok(isStdioPatched(Transport));
     // Idempotent: patching again is a no-op returning the same unpatch.
     for (const { Transport } of found) assert.equal(typeof patchStdioTransport(Transport), 'function');

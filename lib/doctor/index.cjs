@@ -83,6 +83,7 @@ function verdictOf(stock, patched) {
         (unaffected ? ' (its stock build did not lose progress in the reproduction.)' : ''),
     };
   }
+  if (stock.fixedUpstream) return upstreamVerdict(stock);
   if (patched.error) return { ok: false, verdict: 'ERROR', why: `the patched reproduction failed: ${patched.error}` };
   if (patched.lost > 0 || patched.onerrors > 0 || patched.failures?.length > 0) {
     return {
@@ -100,6 +101,32 @@ function verdictOf(stock, patched) {
   return { ok: true, verdict: 'fixed', why: null };
 }
 
+// The copy's own Protocol dispatches notifications in wire order (the upstream
+// fix): mcp-ordered-dispatch leaves it stock, and its stock run must be clean.
+function upstreamVerdict(stock) {
+  if (stock.error) return { ok: false, verdict: 'ERROR', why: `the reproduction failed: ${stock.error}` };
+  if (stock.lost > 0 || stock.onerrors > 0 || stock.failures?.length > 0) {
+    return {
+      ok: false,
+      verdict: 'NOT FIXED',
+      why:
+        `its Protocol runs notification handlers in wire order, yet it lost ${stock.lost} of ${stock.progressExpected} ` +
+        `progress notifications and reported ${stock.onerrors} onerror(s)` +
+        (stock.firstErrors?.length ? `: ${stock.firstErrors[0]}` : ''),
+    };
+  }
+  return {
+    ok: true,
+    verdict: 'fixed upstream',
+    why: 'its Protocol already dispatches notifications in wire order; mcp-ordered-dispatch leaves it stock',
+  };
+}
+
+function patchable(run) {
+  if (run.fixedUpstream) return 'not needed';
+  return run.supported ? `yes (${run.generation}.x)` : 'no';
+}
+
 function cell(run) {
   if (run.skipped) return 'not run';
   if (run.error) return 'error';
@@ -113,7 +140,7 @@ function table(rows) {
     r.version ?? '?',
     r.build.toUpperCase(),
     r.stock.side ?? r.patched.side ?? '-',
-    r.stock.supported ? `yes (${r.stock.generation}.x)` : 'no',
+    patchable(r.stock),
     cell(r.stock),
     cell(r.patched),
     r.verdict,
@@ -163,7 +190,7 @@ async function doctor({ cwd = process.cwd(), pairs = 2, progress = 3, concurrenc
   const summary = !addon.loaded
     ? `The native addon did not load, so mcp-ordered-dispatch cannot fix any of the ${rows.length} SDK build(s) found.`
     : bad.length === 0
-      ? `All ${rows.length} SDK build(s) found are fixed by mcp-ordered-dispatch (or not affected).`
+      ? `All ${rows.length} SDK build(s) found are fixed by mcp-ordered-dispatch (or fixed upstream, or not affected).`
       : `${bad.length} of ${rows.length} SDK build(s) are not fixed by mcp-ordered-dispatch.`;
   return { exitCode: bad.length === 0 ? 0 : 1, addon, rows, message: [...lines, summary].join('\n') };
 }

@@ -182,7 +182,7 @@ async function serverRun(copy, entry, tally, { pairs, progress }) {
 }
 
 async function probe({ copy, patched, pairs = 2, progress = 3 }) {
-  const { patchProtocol, generationOf } = require('../patch.cjs');
+  const { patchProtocol, sdkStatus } = require('../patch.cjs');
   const source = { name: copy.name, version: copy.version, build: copy.build, file: copy.file };
   const result = { patched: Boolean(patched), supported: false };
   let Protocol;
@@ -191,9 +191,11 @@ async function probe({ copy, patched, pairs = 2, progress = 3 }) {
   } catch (error) {
     return { ...result, reason: `could not be loaded: ${error?.message ?? error}` };
   }
-  const generation = generationOf(Protocol, source);
-  if (generation instanceof Error) result.reason = generation.message;
-  else Object.assign(result, { supported: true, generation });
+  const status = sdkStatus(Protocol, source);
+  if (status instanceof Error) result.reason = status.message;
+  else Object.assign(result, { supported: true, generation: status.generation });
+  // Its Protocol already runs notification handlers in wire order: patchProtocol leaves it stock.
+  if (status.status === 'fixed-upstream') result.fixedUpstream = true;
   const entry = ENTRY_POINTS[copy.name];
   if (!entry) return { ...result, error: `no reproduction for ${copy.name}` };
   if (patched) {

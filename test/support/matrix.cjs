@@ -3,9 +3,9 @@
 // side in node_modules, the older ones through npm aliases (package.json
 // devDependencies, e.g. "sdk-1-oldest": "npm:@modelcontextprotocol/sdk@1.0.0").
 //
-// An aliased copy is not found by install() (which resolves the real package
-// names) nor by register (whose hooks look for /@modelcontextprotocol/ in the
-// path): tests patch its Protocol classes with patchProtocol().
+// install() finds an aliased copy by the name in its package.json
+// (test/alias.test.mjs); the matrix patches each entry's Protocol classes with
+// patchProtocol(), so that only the copy under test is patched.
 
 const fs = require('node:fs');
 const path = require('node:path');

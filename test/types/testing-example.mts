@@ -17,6 +17,9 @@ import type { CallbackEntry, InboundEntry, RawServerMode, WireTap } from 'mcp-or
 
 export async function lostProgressRegression(mode: RawServerMode = 'all-in-one'): Promise<DispatcherStats | undefined> {
   const installation: Installation = install();
+  // Copies that already dispatch in wire order are left stock and listed here.
+  const upstream: string[] = installation.fixedUpstream.map((s) => `${s.name}@${s.version} (${s.build}, ${s.generation}.x)`);
+  void upstream;
   const client = new Client({ name: 'types-example', version: '1.0.0' });
   const tap: WireTap = tapWire(client);
   const errors: string[] = [];
