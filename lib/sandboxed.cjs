@@ -16,7 +16,6 @@
 // is still loaded by Node: there the hooks are what works.
 
 const Module = require('node:module');
-const { findSdkCopies, defaultBases } = require('./discover.cjs');
 const { patchLoaded, installHooks } = require('./hooks.cjs');
 
 /** True when `mod` (a CommonJS `module` object) was not created by Node's own loader. */
@@ -29,6 +28,8 @@ function isSandboxed(mod, Module) {
  * sandbox's `require`). Returns the files patched.
  */
 function patchCjsCopiesNow(load = require) {
+  // SDK discovery only here (Jest), not when register installs the hooks.
+  const { findSdkCopies, defaultBases } = require('./discover.cjs');
   const patched = [];
   for (const copy of findSdkCopies(defaultBases())) {
     if (copy.build !== 'cjs') continue;

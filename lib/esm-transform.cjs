@@ -1,0 +1,38 @@
+'use strict';
+// Dependency-free (safe on the module.register() loader thread, loads no
+// addon): the source rewrite shared by both ES module hooks (lib/hooks.cjs's
+// in-thread module.registerHooks() hook and lib/esm-hooks.mjs's
+// module.register() hook). When an MCP SDK ES module defines `Protocol` or a
+// stdio transport, a call to lib/loader-patch.mjs naming those module-scope
+// classes is appended; it runs as the module finishes evaluating.
+
+const { stdioClassesDefinedIn } = require('./stdio-detect.cjs');
+
+const MARKER = '__mcpOrderedDispatchPatch';
+const DEFINES_PROTOCOL = /(?:^|\n)(?:export class Protocol\b|var Protocol = class\b|class Protocol\b)/;
+/** Only ES modules under this URL segment are looked at. */
+const SDK_URL_SEGMENT = '/@modelcontextprotocol/';
+
+/**
+ * `source` with the patch call appended, or undefined when the module defines
+ * nothing to patch (or already carries the call: a hook registered twice).
+ */
+function withPatchCall(source, patchUrl, framing) {
+  if (source.includes(MARKER)) return undefined;
+  const protocol = DEFINES_PROTOCOL.test(source);
+  const transports = framing ? stdioClassesDefinedIn(source) : [];
+  if (!protocol && transports.length === 0) return undefined;
+  let tail = `\n;import { patchFromLoader as ${MARKER}, patchStdioFromLoader as ${MARKER}Stdio } from ${JSON.stringify(patchUrl)};\n`;
+  if (protocol) tail += `${MARKER}(Protocol, import.meta.url);\n`;
+  if (transports.length > 0) tail += `${MARKER}Stdio({ ${transports.join(', ')} }, import.meta.url);\n`;
+  return source + tail;
+}
+
+/** The text of a load hook's `source` (string, Buffer, ArrayBuffer or typed array). */
+function sourceText(source) {
+  if (typeof source === 'string') return source;
+  if (ArrayBuffer.isView(source)) return Buffer.from(source.buffer, source.byteOffset, source.byteLength).toString('utf8');
+  return Buffer.from(source).toString('utf8');
+}
+
+module.exports = { withPatchCall, sourceText, SDK_URL_SEGMENT };
