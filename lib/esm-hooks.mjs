@@ -5,21 +5,23 @@
 // evaluating (lib/esm-transform.cjs).
 import transform from './esm-transform.cjs';
 
-const { withPatchCall, sourceText, SDK_URL_SEGMENT } = transform;
+const { patchedSource } = transform;
 
 let patchUrl;
+let sdkUrlSegment;
 let framing = true;
 
 export function initialize(data) {
   patchUrl = data.patchUrl;
+  sdkUrlSegment = data.sdkUrlSegment;
   framing = data.framing !== false;
 }
 
 export async function load(url, context, nextLoad) {
   const result = await nextLoad(url, context);
-  if (result.format !== 'module' || !url.includes(SDK_URL_SEGMENT) || result.source == null) return result;
+  if (result.format !== 'module' || !url.includes(sdkUrlSegment) || result.source == null) return result;
   // Node 20 also runs --require preloads on the loader thread, so this hook
-  // can be registered twice: withPatchCall appends once.
-  const source = withPatchCall(sourceText(result.source), patchUrl, framing);
+  // can be registered twice: the call is appended once.
+  const source = patchedSource(result.source, patchUrl, framing);
   return source === undefined ? result : { ...result, source };
 }

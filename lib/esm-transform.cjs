@@ -10,8 +10,6 @@ const { stdioClassesDefinedIn } = require('./stdio-detect.cjs');
 
 const MARKER = '__mcpOrderedDispatchPatch';
 const DEFINES_PROTOCOL = /(?:^|\n)(?:export class Protocol\b|var Protocol = class\b|class Protocol\b)/;
-/** Only ES modules under this URL segment are looked at. */
-const SDK_URL_SEGMENT = '/@modelcontextprotocol/';
 
 /**
  * `source` with the patch call appended, or undefined when the module defines
@@ -28,11 +26,28 @@ function withPatchCall(source, patchUrl, framing) {
   return source + tail;
 }
 
-/** The text of a load hook's `source` (string, Buffer, ArrayBuffer or typed array). */
-function sourceText(source) {
-  if (typeof source === 'string') return source;
-  if (ArrayBuffer.isView(source)) return Buffer.from(source.buffer, source.byteOffset, source.byteLength).toString('utf8');
-  return Buffer.from(source).toString('utf8');
+// Byte strings that every match of DEFINES_PROTOCOL (and of stdio-detect's
+// pattern) contains: most SDK modules contain none, and are then passed on
+// without being decoded.
+const PROTOCOL_NEEDLES = ['class Protocol', 'Protocol = class'];
+const STDIO_NEEDLES = ['class StdioClientTransport', 'class StdioServerTransport', 'StdioClientTransport = class', 'StdioServerTransport = class'];
+
+/**
+ * A load hook's `source` (string, Buffer, ArrayBuffer or typed array) with
+ * the patch call appended, or undefined when there is nothing to patch.
+ */
+function patchedSource(source, patchUrl, framing) {
+  if (typeof source !== 'string') {
+    const bytes = Buffer.isBuffer(source)
+      ? source
+      : ArrayBuffer.isView(source)
+        ? Buffer.from(source.buffer, source.byteOffset, source.byteLength)
+        : Buffer.from(source);
+    const found = (needles) => needles.some((n) => bytes.includes(n));
+    if (!found(PROTOCOL_NEEDLES) && !(framing && found(STDIO_NEEDLES))) return undefined;
+    source = bytes.toString('utf8');
+  }
+  return withPatchCall(source, patchUrl, framing);
 }
 
-module.exports = { withPatchCall, sourceText, SDK_URL_SEGMENT };
+module.exports = { withPatchCall, patchedSource };

@@ -23,7 +23,11 @@ const path = require('node:path');
 // MCP_ORDERED_DISPATCH_FRAMING=off keeps the SDK's own stdio ReadBuffer.
 const framing = !/^(0|off|false|no)$/i.test(process.env.MCP_ORDERED_DISPATCH_FRAMING ?? '');
 
-const SDK_PATH = `${path.sep}@modelcontextprotocol${path.sep}`;
+// The SDK packages' npm scope: a module is looked at only when it sits under it.
+const SDK_SCOPE = '@modelcontextprotocol';
+const SDK_PATH = `${path.sep}${SDK_SCOPE}${path.sep}`;
+const SDK_URL_SEGMENT = `/${SDK_SCOPE}/`;
+const SDK_REQUEST = `${SDK_SCOPE}/`;
 const LOAD_FAILED = 'MCP_ORDERED_DISPATCH_LOAD_FAILED';
 let cjsHookInstalled = false;
 let esmHookInstalled = false;
@@ -80,7 +84,7 @@ function installCjsHook() {
   const originalLoad = Module._load;
   Module._load = function _load(request, parent, isMain) {
     const exports = originalLoad.apply(this, arguments);
-    if (exports !== null && typeof exports === 'object' && (request.includes('@modelcontextprotocol/') || parent?.filename?.includes(SDK_PATH))) {
+    if (exports !== null && typeof exports === 'object' && (request.includes(SDK_REQUEST) || parent?.filename?.includes(SDK_PATH))) {
       const needsProtocol = isSdkProtocol(exports.Protocol);
       const needsFraming = framing && definesStdio(exports);
       if (needsProtocol || needsFraming) {
@@ -107,19 +111,22 @@ function installEsmHook() {
   if (esmHookInstalled) return;
   esmHookInstalled = true;
   if (typeof Module.registerHooks === 'function') {
-    const { withPatchCall, sourceText, SDK_URL_SEGMENT } = require('./esm-transform.cjs');
-    const url = patchUrl();
+    // The source rewrite loads with the first SDK module, not at start.
+    let transform;
+    let url;
     Module.registerHooks({
       load(u, context, nextLoad) {
         const result = nextLoad(u, context);
-        if (result.format !== 'module' || !u.includes(SDK_URL_SEGMENT) || result.source == null) return result;
-        const source = withPatchCall(sourceText(result.source), url, framing);
+        if (result.format !== 'module' || result.source == null || !u.includes(SDK_URL_SEGMENT)) return result;
+        transform ??= require('./esm-transform.cjs');
+        url ??= patchUrl();
+        const source = transform.patchedSource(result.source, url, framing);
         return source === undefined ? result : { ...result, source };
       },
     });
   } else if (typeof Module.register === 'function') {
     const { pathToFileURL } = require('node:url');
-    Module.register(pathToFileURL(path.join(__dirname, 'esm-hooks.mjs')).href, { data: { patchUrl: patchUrl(), framing } });
+    Module.register(pathToFileURL(path.join(__dirname, 'esm-hooks.mjs')).href, { data: { patchUrl: patchUrl(), sdkUrlSegment: SDK_URL_SEGMENT, framing } });
   }
 }
 
