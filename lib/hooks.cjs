@@ -135,4 +135,4 @@ function installHooks() {
   installEsmHook();
 }
 
-module.exports = { installHooks, patchLoaded, patchStdioLoaded, loadMachinery };
+module.exports = { installHooks, patchLoaded, patchStdioLoaded };
