@@ -36,7 +36,14 @@ const WORKLOADS = [
     args: ['--input-type=module', '-e', `import '@modelcontextprotocol/client'; import '@modelcontextprotocol/client/stdio'; ${RSS}`],
   },
 ];
-const VARIANTS = { stock: [], patched: ['--import', 'mcp-ordered-dispatch/register'] };
+// floor: what `--import` of an empty module costs by itself (the ES module
+// loader starting up for the flag), the least any `--import` entry can cost.
+const VARIANTS = { stock: [], floor: ['--import', 'data:text/javascript,'], patched: ['--import', 'mcp-ordered-dispatch/register'] };
+const ORDERS = [
+  ['stock', 'floor', 'patched'],
+  ['patched', 'stock', 'floor'],
+  ['floor', 'patched', 'stock'],
+];
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -61,10 +68,10 @@ function measure(bin, version) {
   const probe = spawnSync(bin, ['-p', 'typeof require("node:module").registerHooks'], { encoding: 'utf8' });
   const hooks = probe.stdout.trim() === 'function' ? 'module.registerHooks()' : 'module.register()';
   for (const w of WORKLOADS) {
-    const samples = { stock: [], patched: [] };
+    const samples = { stock: [], floor: [], patched: [] };
     once(bin, [...VARIANTS.patched, ...w.args]); // warm the file cache
     for (let i = 0; i < RUNS; i++) {
-      for (const v of i % 2 ? ['patched', 'stock'] : ['stock', 'patched']) samples[v].push(once(bin, [...VARIANTS[v], ...w.args]));
+      for (const v of ORDERS[i % ORDERS.length]) samples[v].push(once(bin, [...VARIANTS[v], ...w.args]));
     }
     const ms = (v) => median(samples[v].map((s) => s.ms));
     const rss = (v) => median(samples[v].map((s) => s.rssMb));
@@ -75,9 +82,9 @@ function measure(bin, version) {
       patched: ms('patched'),
       unit: 'ms',
       lowerIsBetter: true,
-      note: `wall time, median of ${RUNS}; ${hooks}; CPU ${cpu('stock').toFixed(0)} → ${cpu('patched').toFixed(0)} ms (${(cpu('patched') / cpu('stock')).toFixed(2)}×); max RSS ${rss('stock').toFixed(1)} → ${rss('patched').toFixed(1)} MB`,
+      note: `wall time, median of ${RUNS}; ${hooks}; --import of an empty module alone ${ms('floor').toFixed(1)} ms (${(ms('floor') / ms('stock')).toFixed(2)}×); CPU ${cpu('stock').toFixed(0)} → ${cpu('patched').toFixed(0)} ms (${(cpu('patched') / cpu('stock')).toFixed(2)}×); max RSS ${rss('stock').toFixed(1)} → ${rss('patched').toFixed(1)} MB`,
     });
-    process.stderr.write(`  node ${version} ${w.name}: stock ${ms('stock').toFixed(1)} ms, register ${ms('patched').toFixed(1)} ms (${(ms('patched') / ms('stock')).toFixed(3)}×); CPU ${(cpu('patched') / cpu('stock')).toFixed(3)}×\n`);
+    process.stderr.write(`  node ${version} ${w.name}: stock ${ms('stock').toFixed(1)} ms, register ${ms('patched').toFixed(1)} ms (${(ms('patched') / ms('stock')).toFixed(3)}×), empty --import ${(ms('floor') / ms('stock')).toFixed(3)}×; CPU ${(cpu('patched') / cpu('stock')).toFixed(3)}×, empty --import ${(cpu('floor') / cpu('stock')).toFixed(3)}×\n`);
   }
   return rows;
 }
