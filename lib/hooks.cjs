@@ -85,8 +85,10 @@ function installCjsHook() {
   Module._load = function _load(request, parent, isMain) {
     const exports = originalLoad.apply(this, arguments);
     if (exports !== null && typeof exports === 'object' && (request.includes(SDK_REQUEST) || parent?.filename?.includes(SDK_PATH))) {
-      const needsProtocol = isSdkProtocol(exports.Protocol);
-      const needsFraming = framing && definesStdio(exports);
+      // SDK modules re-require each other: once the patcher is loaded, a
+      // Protocol it has patched costs no resolution; without the addon, nothing is done.
+      const needsProtocol = isSdkProtocol(exports.Protocol) && machinery !== null && !machinery?.isPatched(exports.Protocol);
+      const needsFraming = framing && machinery !== null && definesStdio(exports);
       if (needsProtocol || needsFraming) {
         const file = Module._resolveFilename(request, parent, isMain);
         if (needsProtocol) patchLoaded(exports.Protocol, file);
