@@ -15,6 +15,7 @@ const BENCHES = [
   ['framing.mjs', quick ? ['--quick'] : []],
   ['stdio.mjs', quick ? ['--rounds=1', '--calls=200'] : ['--rounds=3']],
   ['memory.mjs', quick ? ['--quick'] : []],
+  ['startup.mjs', quick ? ['--quick'] : []],
 ];
 
 const rows = [];

@@ -1,7 +1,11 @@
-// module.register() hooks (they run on the loader thread). When an MCP SDK
-// ES module that defines `Protocol` loads, append a call that patches it on
-// the main thread as the module finishes evaluating.
-import { stdioClassesDefinedIn } from './stdio-detect.cjs';
+// module.register() hooks, used only where Node has no module.registerHooks()
+// (Node 20.19–22.14; see lib/hooks.cjs). They run on the loader thread: when
+// an MCP SDK ES module that defines `Protocol` or a stdio transport loads,
+// append a call that patches it on the main thread as the module finishes
+// evaluating (lib/esm-transform.cjs).
+import transform from './esm-transform.cjs';
+
+const { patchedSdkSource } = transform;
 
 let patchUrl;
 let framing = true;
@@ -11,21 +15,11 @@ export function initialize(data) {
   framing = data.framing !== false;
 }
 
-const MARKER = '__mcpOrderedDispatchPatch';
-const DEFINES_PROTOCOL = /(?:^|\n)(?:export class Protocol\b|var Protocol = class\b|class Protocol\b)/;
-
 export async function load(url, context, nextLoad) {
   const result = await nextLoad(url, context);
-  if (result.format !== 'module' || !url.includes('/@modelcontextprotocol/') || result.source == null) return result;
-  const source = typeof result.source === 'string' ? result.source : Buffer.from(result.source).toString('utf8');
+  if (result.format !== 'module' || result.source == null) return result;
   // Node 20 also runs --require preloads on the loader thread, so this hook
-  // can be registered twice: append once.
-  if (source.includes(MARKER)) return result;
-  const protocol = DEFINES_PROTOCOL.test(source);
-  const transports = framing ? stdioClassesDefinedIn(source) : [];
-  if (!protocol && transports.length === 0) return result;
-  let tail = `\n;import { patchFromLoader as ${MARKER}, patchStdioFromLoader as ${MARKER}Stdio } from ${JSON.stringify(patchUrl)};\n`;
-  if (protocol) tail += `${MARKER}(Protocol, import.meta.url);\n`;
-  if (transports.length > 0) tail += `${MARKER}Stdio({ ${transports.join(', ')} }, import.meta.url);\n`;
-  return { ...result, source: source + tail };
+  // can be registered twice: the call is appended once.
+  const source = patchedSdkSource(url, result.source, patchUrl, framing);
+  return source === undefined ? result : { ...result, source };
 }

@@ -4,22 +4,51 @@
 // (nested dependencies included), without loading any copy the app does not use.
 //   - CommonJS (and require(esm)): a wrapper around Module._load looks at what
 //     a require() under @modelcontextprotocol/ returned.
-//   - ES modules: a module.register() load hook appends a call to
-//     lib/loader-patch.mjs to the SDK module that defines `Protocol`.
+//   - ES modules: a load hook appends a call to lib/loader-patch.mjs to the
+//     SDK modules that define `Protocol` or a stdio transport
+//     (lib/esm-transform.cjs). The hook is module.registerHooks()'s wherever
+//     Node has it (22.15+, 23.5+: synchronous, in-thread, no loader thread),
+//     and module.register()'s (lib/esm-hooks.mjs) only where it does not
+//     (20.19–22.14), so Node 26 never sees the deprecated module.register().
+//
+// Pay for what is used: installing the hooks loads nothing but Node
+// built-ins and two small dependency-free files. The native addon, the
+// patcher and the SDK source checks are loaded when an SDK module loads.
+// With no loadable addon, that first SDK load prints one warning (the
+// loader's message) and every SDK copy stays stock; the application runs.
 
 const Module = require('node:module');
 const path = require('node:path');
-const { pathToFileURL } = require('node:url');
-const { patchProtocol, isPatched } = require('./patch.cjs');
-const { sourceOfFile } = require('./discover.cjs');
-const { patchStdioExports } = require('./stdio.cjs');
 
 // MCP_ORDERED_DISPATCH_FRAMING=off keeps the SDK's own stdio ReadBuffer.
 const framing = !/^(0|off|false|no)$/i.test(process.env.MCP_ORDERED_DISPATCH_FRAMING ?? '');
 
-const SDK_PATH = `${path.sep}@modelcontextprotocol${path.sep}`;
+// The SDK packages' npm scope: a module is looked at only when it sits under it.
+const SDK_SCOPE = '@modelcontextprotocol';
+const SDK_PATH = `${path.sep}${SDK_SCOPE}${path.sep}`;
+const LOAD_FAILED = 'MCP_ORDERED_DISPATCH_LOAD_FAILED';
 let cjsHookInstalled = false;
 let esmHookInstalled = false;
+
+// undefined: not loaded yet; null: the addon could not be loaded (warned once).
+let machinery;
+
+/** The patcher (and through it the native addon), loaded on first use; null when the addon cannot be loaded. */
+function loadMachinery() {
+  if (machinery !== undefined) return machinery;
+  try {
+    const { patchProtocol, isPatched } = require('./patch.cjs');
+    const { sourceOfFile } = require('./discover.cjs');
+    const { patchStdioExports } = require('./stdio.cjs');
+    require('./native.cjs').load(); // the addon loads lazily: a NativeAddonError surfaces here
+    machinery = { patchProtocol, isPatched, sourceOfFile, patchStdioExports };
+  } catch (error) {
+    if (error?.code !== LOAD_FAILED) throw error;
+    machinery = null;
+    process.emitWarning(error.message, { type: 'NativeAddonWarning', code: LOAD_FAILED });
+  }
+  return machinery;
+}
 
 function isSdkProtocol(value) {
   return typeof value === 'function' && value.prototype && typeof value.prototype._onnotification === 'function';
@@ -28,13 +57,24 @@ function isSdkProtocol(value) {
 // At load time a copy we cannot patch is left stock with a warning rather
 // than failing the application's import; install() and patchProtocol() throw.
 function patchLoaded(Protocol, file) {
-  if (isPatched(Protocol)) return;
+  const m = loadMachinery();
+  if (m === null || m.isPatched(Protocol)) return;
   try {
-    patchProtocol(Protocol, { source: sourceOfFile(file) });
+    m.patchProtocol(Protocol, { source: m.sourceOfFile(file) });
   } catch (error) {
     if (error?.name !== 'UnsupportedSdkError') throw error;
     process.emitWarning(`${error.message} It runs unpatched.`, { type: 'UnsupportedSdkWarning', code: 'MCP_ORDERED_DISPATCH_UNSUPPORTED' });
   }
+}
+
+/** Native framing for the stdio transport classes among `exports` (a module's exports or a { name: class } object). */
+function patchStdioLoaded(exports, file) {
+  const m = loadMachinery();
+  if (m !== null) m.patchStdioExports(exports, file);
+}
+
+function definesStdio(exports) {
+  return typeof exports.StdioClientTransport === 'function' || typeof exports.StdioServerTransport === 'function';
 }
 
 function installCjsHook() {
@@ -43,37 +83,66 @@ function installCjsHook() {
   const originalLoad = Module._load;
   Module._load = function _load(request, parent, isMain) {
     const exports = originalLoad.apply(this, arguments);
-    const fromSdk = request.includes('@modelcontextprotocol/') || parent?.filename?.includes(SDK_PATH);
-    if (fromSdk && exports !== null && typeof exports === 'object') {
-      const Protocol = exports.Protocol;
-      const needsProtocol = isSdkProtocol(Protocol) && !isPatched(Protocol);
-      const needsFraming = framing && (typeof exports.StdioClientTransport === 'function' || typeof exports.StdioServerTransport === 'function');
+    if (exports !== null && typeof exports === 'object' && machinery !== null) {
+      // SDK modules re-require each other: once the patcher is loaded, a
+      // Protocol it has patched costs no resolution; without the addon, nothing is done.
+      let needsProtocol = false;
+      let needsFraming = false;
+      try {
+        needsProtocol = isSdkProtocol(exports.Protocol) && !machinery?.isPatched(exports.Protocol);
+        needsFraming = framing && definesStdio(exports);
+      } catch {
+        // An exports object whose getter throws is not the SDK's.
+      }
       if (needsProtocol || needsFraming) {
         const file = Module._resolveFilename(request, parent, isMain);
-        if (needsProtocol) patchLoaded(Protocol, file);
-        if (needsFraming) patchStdioExports(exports, file);
+        // Under the SDK's scope, or an npm alias install of it (by package.json name).
+        if (file.includes(SDK_PATH) || require('./discover.cjs').isSdkModuleFile(file)) {
+          if (needsProtocol) patchLoaded(exports.Protocol, file);
+          if (needsFraming) patchStdioLoaded(exports, file);
+        }
       }
     }
     return exports;
   };
   // Copies already loaded before the hook: patch them too.
   for (const [file, cached] of Object.entries(require.cache)) {
-    if (!file.includes(SDK_PATH)) continue;
+    if (!file.includes(SDK_PATH) && !(file.includes(`${path.sep}node_modules${path.sep}`) && require('./discover.cjs').isSdkModuleFile(file))) continue;
     if (isSdkProtocol(cached?.exports?.Protocol)) patchLoaded(cached.exports.Protocol, file);
-    if (framing) patchStdioExports(cached?.exports, file);
+    if (framing && cached?.exports && definesStdio(cached.exports)) patchStdioLoaded(cached.exports, file);
   }
+}
+
+function patchUrl() {
+  return require('node:url').pathToFileURL(path.join(__dirname, 'loader-patch.mjs')).href;
 }
 
 function installEsmHook() {
   if (esmHookInstalled) return;
   esmHookInstalled = true;
-  const patchUrl = pathToFileURL(path.join(__dirname, 'loader-patch.mjs')).href;
-  Module.register(pathToFileURL(path.join(__dirname, 'esm-hooks.mjs')).href, { data: { patchUrl, framing } });
+  if (typeof Module.registerHooks === 'function') {
+    // The source rewrite loads with the first SDK module, not at start.
+    let transform;
+    let url;
+    Module.registerHooks({
+      load(u, context, nextLoad) {
+        const result = nextLoad(u, context);
+        if (result.format !== 'module' || result.source == null || !u.includes('/node_modules/')) return result;
+        transform ??= require('./esm-transform.cjs');
+        url ??= patchUrl();
+        const source = transform.patchedSdkSource(u, result.source, url, framing);
+        return source === undefined ? result : { ...result, source };
+      },
+    });
+  } else if (typeof Module.register === 'function') {
+    const { pathToFileURL } = require('node:url');
+    Module.register(pathToFileURL(path.join(__dirname, 'esm-hooks.mjs')).href, { data: { patchUrl: patchUrl(), framing } });
+  }
 }
 
 function installHooks() {
   installCjsHook();
-  if (typeof Module.register === 'function') installEsmHook();
+  installEsmHook();
 }
 
-module.exports = { installHooks, patchLoaded };
+module.exports = { installHooks, patchLoaded, patchStdioLoaded };

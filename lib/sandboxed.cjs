@@ -22,8 +22,13 @@
 
 const Module = require('node:module');
 const vm = require('node:vm');
-const { findSdkCopies, defaultBases } = require('./discover.cjs');
 const { patchLoaded, installHooks } = require('./hooks.cjs');
+
+/** Every SDK build found; discovery is loaded here, not when register installs the hooks. */
+function sdkCopies() {
+  const { findSdkCopies, defaultBases } = require('./discover.cjs');
+  return findSdkCopies(defaultBases());
+}
 
 /** True when `mod` (a CommonJS `module` object) was not created by Node's own loader. */
 function isSandboxed(mod, Module) {
@@ -36,7 +41,7 @@ function isSandboxed(mod, Module) {
  */
 function patchCjsCopiesNow(load = require) {
   const patched = [];
-  for (const copy of findSdkCopies(defaultBases())) {
+  for (const copy of sdkCopies()) {
     if (copy.build !== 'cjs') continue;
     let Protocol;
     try {
@@ -61,7 +66,7 @@ function patchCjsCopiesNow(load = require) {
  */
 async function patchCopiesByImport(load, builds = ['esm']) {
   const patched = [];
-  for (const copy of findSdkCopies(defaultBases())) {
+  for (const copy of sdkCopies()) {
     if (!builds.includes(copy.build)) continue;
     let Protocol;
     try {

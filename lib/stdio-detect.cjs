@@ -1,6 +1,6 @@
 'use strict';
 // Dependency-free (safe on the ESM loader thread, loads no addon): does an
-// SDK module's source define a stdio transport class? For lib/esm-hooks.mjs,
+// SDK module's source define a stdio transport class? For lib/esm-transform.cjs,
 // which appends a patch call naming those classes to such a module.
 
 const DEFINES_STDIO_TRANSPORT =

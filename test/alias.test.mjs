@@ -9,19 +9,12 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import fs from 'node:fs';
 import path from 'node:path';
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const APP = path.join(ROOT, 'test', 'support', 'alias-app.mjs');
 const { findSdkCopies, isSdkModuleFile } = require('../lib/discover.cjs');
-
-// register's load-time hooks (lib/hooks.cjs) must decide by lib/discover.cjs's
-// isSdkModuleFile() rather than by an /@modelcontextprotocol/ path segment;
-// until they do, patching aliased copies at load time is a known gap.
-const hooksUseName = fs.readFileSync(path.join(ROOT, 'lib', 'hooks.cjs'), 'utf8').includes('isSdkModuleFile');
-const REGISTER_TODO = hooksUseName ? false : 'lib/hooks.cjs does not call isSdkModuleFile yet';
 
 function app(nodeArgs, args) {
   return new Promise((resolve, reject) => {
@@ -91,7 +84,7 @@ for (const [alias, version, build] of COPIES) {
   });
 
   const [flag, entry] = build === 'esm' ? ['--import', 'register.mjs'] : ['--require', 'register.cjs'];
-  test(`${alias} (@modelcontextprotocol/sdk@${version}, ${build.toUpperCase()}): node ${flag} register patches it as it loads; it loses none`, { todo: REGISTER_TODO }, async () => {
+  test(`${alias} (@modelcontextprotocol/sdk@${version}, ${build.toUpperCase()}): node ${flag} register patches it as it loads; it loses none`, async () => {
     const registered = await app([flag, path.join(ROOT, entry)], [`--alias=${alias}`, `--build=${build}`, '--how=register']);
     assert.equal(registered.patched, true, JSON.stringify(registered));
     assert.equal(registered.result.progressExpected, 12);

@@ -63,7 +63,7 @@ const show = (result) => `exit ${result.signal ?? result.code}\n${result.output}
 
 test('node --test --import mcp-ordered-dispatch/register: the fixture test passes', async () => {
   const cwd = path.join(RUNNERS, 'node-test');
-  const result = await run(['--test', '--import', 'mcp-ordered-dispatch/register', 'lost-progress.test.mjs'], cwd);
+  const result = await run(['--test', '--test-reporter=tap', '--import', 'mcp-ordered-dispatch/register', 'lost-progress.test.mjs'], cwd);
   assert.equal(result.code, 0, show(result));
   assert.match(result.output, /^# pass 1$/m, show(result));
   assert.match(result.output, /^# fail 0$/m, show(result));
@@ -71,7 +71,7 @@ test('node --test --import mcp-ordered-dispatch/register: the fixture test passe
 
 test('node --test without the setup line: the same fixture test fails (progress lost)', async () => {
   const cwd = path.join(RUNNERS, 'node-test');
-  const result = await run(['--test', 'lost-progress.test.mjs'], cwd);
+  const result = await run(['--test', '--test-reporter=tap', 'lost-progress.test.mjs'], cwd);
   assert.equal(result.code, 1, show(result));
   assert.match(result.output, /^# fail 1$/m, show(result));
   assert.match(result.output, /progress sent in the same write as the response is not lost/, show(result));

@@ -1,0 +1,68 @@
+// `npm test`'s run of the node suites on the other Node lines users run
+// (scripts/node-lines.mjs: 22, 24, 26, installed into .node-lines/ on first
+// use and kept), after `npm run test:node` has run every suite on the
+// machine's own Node. The native addon is N-API, so the one build loads on
+// every line.
+//
+// Each line runs the suites that depend on the Node line itself — module
+// loading (register, its hooks and its fail-soft), child processes, the test
+// runners' setups, stdio — one line after another so that the 2-core budget
+// holds.
+//
+//   node scripts/test-node-lines.mjs              every line, the selected suites
+//   node scripts/test-node-lines.mjs test/x.test.mjs ...   other suites
+//
+// MCP_ORDERED_DISPATCH_NODE_LINES=26.12.1 (comma-separated) or =off: see scripts/node-lines.mjs.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { ROOT, ensureNode, selectedLines } from './node-lines.mjs';
+
+export const SUITES = [
+  'test/stdio.test.mjs', // the stdio reproduction
+  'test/register.test.mjs', // register: --import/--require, ESM/CJS, nested copies
+  'test/register-quiet.test.mjs', // register prints nothing, registerHooks where Node has it, lazy
+  'test/register-failsoft.test.mjs', // no loadable addon: the app runs stock, one warning
+  'test/unsupported.test.mjs', // install() and register on an SDK shape we do not know
+  'test/runners.test.mjs', // node:test, Vitest and Jest setup files
+  'test/progress-lifecycle.test.mjs',
+  'test/matrix.test.mjs', // the SDK version matrix
+];
+
+function runLine(version, suites) {
+  const bin = ensureNode(version);
+  const env = { ...process.env, PATH: [path.dirname(bin), process.env.PATH ?? ''].join(path.delimiter) };
+  delete env.NODE_TEST_CONTEXT;
+  console.log(`\n# Node ${version} (${path.relative(ROOT, bin)}): ${suites.length} suites`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, ['--test', '--test-concurrency=2', '--test-reporter=spec', ...suites], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      out += chunk;
+      process.stdout.write(chunk);
+    });
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      // The runner's own summary is the last such line.
+      const count = (what) => Number([...out.matchAll(new RegExp(`^ℹ ${what} (\\d+)$`, 'gm'))].pop()?.[1] ?? NaN);
+      resolve({ version, code, signal, pass: count('pass'), fail: count('fail') });
+    });
+  });
+}
+
+const suites = process.argv.slice(2).length > 0 ? process.argv.slice(2) : SUITES;
+// Off Linux (a release workflow's macOS and Windows runners) each job's own
+// Node setup runs the suites on each line instead.
+const lines = process.platform === 'linux' ? selectedLines() : [];
+if (process.platform !== 'linux') console.log(`node-lines: skipped on ${process.platform} (Node binaries from the registry are installed on Linux only)`);
+const results = [];
+for (const version of lines) results.push(await runLine(version, suites));
+
+console.log('\n| Node | suites | pass | fail | exit |\n|---|---|---|---|---|');
+for (const r of results) console.log(`| ${r.version} | ${suites.length} | ${r.pass} | ${r.fail} | ${r.signal ?? r.code} |`);
+const passed = results.reduce((n, r) => n + (r.pass || 0), 0);
+// A line whose runner did not report counts as failed.
+const failed = results.reduce((n, r) => n + (Number.isNaN(r.fail) ? 1 : r.fail), 0);
+const bad = results.filter((r) => r.code !== 0 || Number.isNaN(r.pass) || r.fail !== 0);
+if (lines.length === 0) console.log('node-lines: none selected (MCP_ORDERED_DISPATCH_NODE_LINES)');
+console.log(`node-lines: ${passed} passed, ${failed} failed`);
+if (bad.length > 0) process.exitCode = 1;

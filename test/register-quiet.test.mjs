@@ -1,0 +1,125 @@
+// `register` costs a process nothing it does not use and prints nothing, on
+// the Node line this file runs on (`npm test` runs it on the machine's Node
+// and on each line of scripts/node-lines.mjs):
+//   - `--import`/`--require mcp-ordered-dispatch/register`, and the same in
+//     NODE_OPTIONS (every `node`, `npm`, `npx` a host starts): nothing on
+//     stderr — in particular no DEP0205 deprecation of module.register() on
+//     Node 26 — whether the process loads the SDK or not;
+//   - module.registerHooks() wherever Node has it, module.register() only
+//     where it does not (checked with a spy preloaded before register);
+//   - a process that never loads the SDK loads neither the addon nor the
+//     patcher nor SDK discovery.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Module from 'node:module';
+import { runCommand, show, pathWithThisNode } from './support/spawn-node.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const node = process.execPath;
+const hasRegisterHooks = typeof Module.registerHooks === 'function';
+
+function cleanEnv(extra = {}) {
+  const env = { ...process.env, PATH: pathWithThisNode(), ...extra };
+  delete env.NODE_TEST_CONTEXT;
+  if (!('NODE_OPTIONS' in extra)) delete env.NODE_OPTIONS;
+  return env;
+}
+
+// An application's first lines: the SDK client and its stdio transport (1.x
+// ESM, 2.x ESM, 1.x CJS), then its own output.
+const SDK_APP_ESM = `
+  import { Client as C1 } from '@modelcontextprotocol/sdk/client/index.js';
+  import { StdioClientTransport as T1 } from '@modelcontextprotocol/sdk/client/stdio.js';
+  import { Client as C2 } from '@modelcontextprotocol/client';
+  import { StdioClientTransport as T2 } from '@modelcontextprotocol/client/stdio';
+  import { createRequire } from 'node:module';
+  const require = createRequire(process.cwd() + '/x.js');
+  const { isPatched, isStdioPatched } = require('./index.cjs');
+  const cjs = require('@modelcontextprotocol/sdk/client/index.js');
+  const { Protocol: P1 } = await import('@modelcontextprotocol/sdk/shared/protocol.js');
+  const { Protocol: P2 } = await import('@modelcontextprotocol/client');
+  const { Protocol: P1c } = require('@modelcontextprotocol/sdk/shared/protocol.js');
+  console.log(JSON.stringify({ app: 'ran', patched: [isPatched(P1), isPatched(P2), isPatched(P1c), isStdioPatched(T1), isStdioPatched(T2)], cjs: typeof cjs.Client }));
+`;
+
+const REGISTER_FLAGS = [
+  ['--import', 'mcp-ordered-dispatch/register'],
+  ['--require', 'mcp-ordered-dispatch/register'],
+];
+
+for (const [flag, entry] of REGISTER_FLAGS) {
+  test(`node ${process.version} ${flag} ${entry}: -e 0 exits 0 with nothing on stderr`, async () => {
+    const r = await runCommand(node, [flag, entry, '-e', '0'], { cwd: root, env: cleanEnv() });
+    assert.equal(r.code, 0, show(r));
+    assert.equal(r.stderr, '', show(r));
+  });
+
+  test(`node ${process.version} ${flag} ${entry}: an app importing the SDK client and stdio transport is patched, nothing on stderr`, async () => {
+    const r = await runCommand(node, [flag, entry, '--input-type=module', '-e', SDK_APP_ESM], { cwd: root, env: cleanEnv() });
+    assert.equal(r.code, 0, show(r));
+    assert.equal(r.stderr, '', show(r));
+    assert.deepEqual(JSON.parse(r.stdout), { app: 'ran', patched: [true, true, true, true, true], cjs: 'function' });
+  });
+}
+
+test(`node ${process.version}: NODE_OPTIONS=--import mcp-ordered-dispatch/register — node and npm children write nothing to stderr`, async () => {
+  const env = cleanEnv({ NODE_OPTIONS: '--import mcp-ordered-dispatch/register' });
+  const plain = await runCommand(node, ['-e', 'console.log("child ok")'], { cwd: root, env });
+  assert.equal(plain.code, 0, show(plain));
+  assert.equal(plain.stdout, 'child ok\n', show(plain));
+  assert.equal(plain.stderr, '', show(plain));
+
+  const app = await runCommand(node, ['--input-type=module', '-e', SDK_APP_ESM], { cwd: root, env });
+  assert.equal(app.code, 0, show(app));
+  assert.equal(app.stderr, '', show(app));
+  assert.deepEqual(JSON.parse(app.stdout).patched, [true, true, true, true, true]);
+
+  // npm runs on this same Node (PATH has it first): its own check.
+  const npm = await runCommand(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['--version'], { cwd: root, env });
+  assert.equal(npm.code, 0, show(npm));
+  assert.match(npm.stdout, /^\d+\.\d+\.\d+/, show(npm));
+  assert.equal(npm.stderr, '', show(npm));
+});
+
+test(`node ${process.version}: register uses module.${hasRegisterHooks ? 'registerHooks' : 'register'}() (${hasRegisterHooks ? 'in-thread' : 'no registerHooks on this line'})`, async () => {
+  // A preload that records which of the two the register entry calls.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-spy-'));
+  try {
+    const spy = path.join(dir, 'spy.cjs');
+    fs.writeFileSync(
+      spy,
+      `const Module = require('node:module');
+       const calls = [];
+       for (const name of ['register', 'registerHooks']) {
+         const original = Module[name];
+         if (typeof original !== 'function') continue;
+         Module[name] = function (...args) { calls.push(name); return original.apply(this, args); };
+       }
+       process.on('exit', () => console.log(JSON.stringify(calls)));\n`,
+    );
+    for (const [flag, entry] of REGISTER_FLAGS) {
+      const r = await runCommand(node, ['--require', spy, flag, entry, '-e', '0'], { cwd: root, env: cleanEnv() });
+      assert.equal(r.code, 0, show(r));
+      assert.deepEqual(JSON.parse(r.stdout), [hasRegisterHooks ? 'registerHooks' : 'register'], `${flag}: ${show(r)}`);
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test(`node ${process.version}: a process with register that never loads the SDK loads no addon, patcher or SDK discovery`, async () => {
+  const probe = `console.log(JSON.stringify(Object.keys(require.cache).filter((f) => f.startsWith(${JSON.stringify(path.join(root, 'lib'))})).map((f) => require('node:path').basename(f)).sort()))`;
+  for (const [flag, entry] of REGISTER_FLAGS) {
+    const r = await runCommand(node, [flag, entry, '-e', probe], { cwd: root, env: cleanEnv() });
+    assert.equal(r.code, 0, show(r));
+    const loaded = JSON.parse(r.stdout);
+    assert.ok(loaded.includes('hooks.cjs'), `${flag}: register's hooks are installed: ${loaded}`);
+    for (const heavy of ['native.cjs', 'platform.cjs', 'patch.cjs', 'discover.cjs', 'stdio.cjs', 'progress.cjs', 'esm-transform.cjs', 'stdio-detect.cjs']) {
+      assert.ok(!loaded.includes(heavy), `${flag}: ${heavy} loaded at start: ${loaded}`);
+    }
+  }
+});

@@ -1,0 +1,30 @@
+// Test helper: run a command to its end and collect { code, signal, stdout, stderr }.
+// Bounded: killed after `timeout` ms (the result then has signal SIGKILL).
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+
+/** PATH with this Node's own directory first, so `npm` and `#!/usr/bin/env node` scripts run on the same Node line. */
+export function pathWithThisNode(env = process.env) {
+  return [path.dirname(process.execPath), env.PATH ?? ''].join(path.delimiter);
+}
+
+export function runCommand(command, args, { cwd, env, timeout = 60_000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env: env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeout);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+export const show = (r) => `exit ${r.signal ?? r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
