@@ -12,17 +12,39 @@
 // first call (src/framer_binding.rs). Everything else — the transport's
 // processReadBuffer loop, onmessage/onerror, close — stays the SDK's.
 //
-// Differences from the stock ReadBuffer: messages are the plain JSON.parse
-// result (zod's parse also reorders keys and drops unknown keys of an error
-// object); invalid UTF-8 is an error instead of U+FFFD; SDK 2.x no longer
-// drops malformed JSON silently.
+// Drop-in: for every input, a patched transport delivers what the stock one
+// delivers (deep-equal objects), calls onerror as many times, and closes when
+// it closes:
+// * invalid UTF-8 becomes U+FFFD exactly as the SDK's Buffer#toString('utf8')
+//   makes it (the framer decodes such a line with maximal-subpart
+//   replacement, the rule both implement);
+// * a blank line or a line that is not JSON: onerror under 1.x (stock:
+//   JSON.parse's SyntaxError), nothing under 2.x (stock drops SyntaxErrors);
+//   valid JSON that is not JSON-RPC: onerror under both (stock: a ZodError).
+//   The errors are StdioFramingErrors naming the byte offset and line;
+// * size: the SDK's ReadBuffer.append() throws `ReadBuffer exceeded maximum
+//   size of N bytes` when the incomplete line it holds plus the new chunk
+//   exceed maxBufferSize, having dropped both; the transport's data handler
+//   then calls onerror and closes the transport. NativeReadBuffer.append()
+//   applies the same rule at the same point with the same Error text, so the
+//   SDK's own handler reports it and closes, as stock. SDK releases without a
+//   limit (1.0 to 1.23) get none. Decision: we do not deliver the valid
+//   messages that stock drops with an overflowing chunk. They arrive in the
+//   very chunk that makes the transport close itself; delivering them would
+//   hand the application requests and responses on a transport that stock
+//   has already torn down, and which messages these are depends only on how
+//   the pipe cut the stream. Every message stock delivers is delivered.
+// * a message the SDK's schema would return with keys dropped (unknown keys
+//   of an error object or of the related-task object; the framer flags
+//   them, rarely set) is parsed by the SDK's own ReadBuffer, so it is the
+//   same object.
+// Messages are otherwise JSON.parse's result (zod's parse may order keys
+// differently, which no deep-equality sees).
 //
-// Bad input (malformed JSON, invalid UTF-8, valid JSON that is not JSON-RPC,
-// a line over the size limit, and under 1.x a blank line) makes readMessage()
-// throw a StdioFramingError naming the byte offset; the SDK's
-// processReadBuffer passes it to onerror and goes on with the next line.
-// An oversized line is skipped on its own without being buffered whole (the
-// SDK clears its whole buffer, losing the messages behind it).
+// options.strict (NativeReadBuffer, patchStdioTransport, install): stricter
+// than the SDK: invalid UTF-8 is an error (reason 'invalid-utf8') instead of
+// U+FFFD, and under 2.x blank lines and lines that are not JSON are reported
+// instead of dropped. Sizes and closes stay the SDK's.
 
 const native = require('./native.cjs');
 const { UnsupportedSdkError } = require('./patch.cjs');
@@ -54,15 +76,30 @@ class StdioFramingError extends Error {
   }
 }
 
+/** The framer's own line limit for a ReadBuffer limit (none: the largest safe integer). */
+function framerLimit(max) {
+  return typeof max === 'number' && Number.isFinite(max) && max >= 1 ? Math.floor(max) : Number.MAX_SAFE_INTEGER;
+}
+
 /**
  * Drop-in for the SDK's ReadBuffer, backed by the native framer.
- * options: { maxBufferSize?: number (max line size in bytes), sdk?: 1 | 2,
+ * options: { maxBufferSize?: number (default 10 MiB, as the SDK; Infinity: no limit),
+ *            sdk?: 1 | 2, strict?: boolean,
  *            blankLines?: 'report' | 'skip' (default: 1.x reports, 2.x skips, as the SDK) }
  */
 class NativeReadBuffer {
   constructor(options = {}) {
     this._maxBufferSize = options.maxBufferSize ?? DEFAULT_MAX_BUFFER_SIZE;
-    this._framer = new StdioFramer({ sdk: options.sdk ?? 1, maxMessageSize: this._maxBufferSize, blankLines: options.blankLines });
+    this._framer = new StdioFramer({
+      sdk: options.sdk ?? 1,
+      maxMessageSize: framerLimit(this._maxBufferSize),
+      blankLines: options.blankLines,
+      strict: options.strict === true,
+    });
+    // The stock ReadBuffer class this one replaces, if any: it parses the
+    // rare message whose schema parse drops keys (code bit 16).
+    this._reference = typeof options.reference === 'function' ? options.reference : undefined;
+    this._sdk = options.sdk ?? 1;
     // The last push's result (see src/framer_binding.rs): `_count` entries
     // [code, s, start, end] in the reused Int32Array `_meta`.
     this._out = undefined;
@@ -76,7 +113,28 @@ class NativeReadBuffer {
     this._backlog = null;
   }
 
+  // The SDK's rule, at the SDK's point (see the top of this file): the
+  // incomplete line held plus the new chunk over the limit drops both and
+  // throws the SDK's Error; the transport reports it and closes.
+  _checkSize(chunk) {
+    if (this._framer.buffered + chunk.length > this._maxBufferSize) {
+      this.clear();
+      throw new Error(`ReadBuffer exceeded maximum size of ${this._maxBufferSize} bytes`);
+    }
+  }
+
+  // A message flagged by the framer (code bit 16): what the SDK's parse
+  // returns for its text (keys dropped; or its own error if this SDK release
+  // rejects it).
+  _asSdkParses(message, text) {
+    if (this._reference === undefined) return stripLikeSchema(message, this._sdk);
+    const reference = new this._reference({ maxBufferSize: Infinity });
+    reference.append(Buffer.from(`${text}\n`, 'utf8'));
+    return reference.readMessage();
+  }
+
   append(chunk) {
+    this._checkSize(chunk);
     if (this._next < this._count) this._stash();
     if (typeof chunk === 'string') chunk = Buffer.from(chunk, 'utf8');
     const out = this._framer.push(chunk);
@@ -112,6 +170,13 @@ class NativeReadBuffer {
     } else {
       message = JSON.parse(out[s].slice(meta[k + 2], meta[k + 3]));
     }
+    if (code >= 16 && error === undefined) {
+      try {
+        message = this._asSdkParses(message, out[s].slice(meta[k + 2], meta[k + 3]));
+      } catch (sdkError) {
+        error = sdkError;
+      }
+    }
     if (this._next === count) {
       // All read: let the texts and the batch go now rather than at the next
       // chunk (a big message's text is megabytes).
@@ -121,6 +186,7 @@ class NativeReadBuffer {
       this._next = 0;
     }
     if (error !== undefined) throw error;
+    if (message === null) return this.readMessage();
     handoff.message = code < 8 ? message : undefined;
     handoff.code = code;
     return message;
@@ -164,6 +230,30 @@ class NativeReadBuffer {
     handoff.code = item.code;
     return item.message;
   }
+}
+
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+
+function keepOnly(object, keys) {
+  const out = {};
+  for (const key of keys) if (Object.prototype.hasOwnProperty.call(object, key)) out[key] = object[key];
+  return out;
+}
+
+/**
+ * Without the SDK's ReadBuffer at hand: drop what the current SDKs' schemas
+ * drop (unknown keys of error; of the related-task object in params._meta,
+ * and under 1.x in result._meta too).
+ */
+function stripLikeSchema(message, sdk) {
+  if (message.error !== null && typeof message.error === 'object' && !Array.isArray(message.error)) {
+    message.error = keepOnly(message.error, ['code', 'message', 'data']);
+  }
+  for (const part of sdk === 1 ? [message.params, message.result] : [message.params]) {
+    const task = part?._meta?.[RELATED_TASK];
+    if (task !== null && typeof task === 'object' && !Array.isArray(task)) part._meta[RELATED_TASK] = keepOnly(task, ['taskId']);
+  }
+  return message;
 }
 
 function framingError(out, e) {
@@ -239,11 +329,14 @@ function looksLikeReadBuffer(value) {
 function useNativeReadBuffer(transport, record) {
   const stock = transport._readBuffer;
   if (stock instanceof NativeReadBuffer || !looksLikeReadBuffer(stock)) return;
-  const max = stock._maxBufferSize;
   const buffer = new NativeReadBuffer({
-    maxBufferSize: typeof max === 'number' && max >= 1 ? Math.floor(max) : DEFAULT_MAX_BUFFER_SIZE,
+    // The stock buffer's own limit, whatever it is (SDK releases before 1.24
+    // have none: no limit here either).
+    maxBufferSize: '_maxBufferSize' in stock ? stock._maxBufferSize : Infinity,
     sdk: record.sdk ?? generationOfReadBuffer(stock),
     blankLines: record.blankLines,
+    strict: record.strict === true,
+    reference: stock.constructor,
   });
   // Bytes the stock buffer already holds (nothing, when start() has not run).
   if (stock._buffer && stock._buffer.length > 0) buffer.append(stock._buffer);
@@ -255,6 +348,7 @@ function useNativeReadBuffer(transport, record) {
  * its start() on. Idempotent. Returns a function that restores the class
  * (instances already started keep their native buffer).
  * options: { sdk?: 1 | 2 (default: from the instance's stock ReadBuffer),
+ *            strict?: boolean (see the top of this file),
  *            blankLines?: 'report' | 'skip', source?: { name, version, build } for messages }
  * Throws UnsupportedSdkError, patching nothing, for a class of another shape.
  */
@@ -269,6 +363,7 @@ function patchStdioTransport(Transport, options = {}) {
     );
   }
   if (options.sdk !== undefined && options.sdk !== 1 && options.sdk !== 2) throw new TypeError('patchStdioTransport(Transport, options): options.sdk must be 1 or 2');
+  if (options.strict !== undefined && typeof options.strict !== 'boolean') throw new TypeError('patchStdioTransport(Transport, options): options.strict must be a boolean');
   if (typeof StdioFramer !== 'function') {
     throw new Error('mcp-ordered-dispatch: the native addon has no StdioFramer (it predates native stdio framing); rebuild it with `npm run build`.');
   }
@@ -277,6 +372,7 @@ function patchStdioTransport(Transport, options = {}) {
   const originalStart = proto.start;
   const record = {
     sdk: options.sdk,
+    strict: options.strict === true,
     blankLines: options.blankLines,
     source: options.source,
     unpatch() {

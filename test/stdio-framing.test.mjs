@@ -115,45 +115,64 @@ const SERVERS = [
   ['2.x CJS', async () => require('@modelcontextprotocol/server/stdio'), 2],
 ];
 
+/** Feed `parts` (one write each) to a server transport; what its callbacks saw. */
+async function runServer(StdioServerTransport, parts, options) {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const transport = new StdioServerTransport(stdin, stdout, options);
+  const seen = { messages: [], errors: [], closed: 0 };
+  transport.onmessage = (m) => seen.messages.push(m);
+  transport.onerror = (e) => seen.errors.push(e);
+  transport.onclose = () => seen.closed++;
+  await transport.start();
+  seen.native = transport._readBuffer instanceof NativeReadBuffer;
+  for (const part of parts) {
+    stdin.write(part);
+    await tick();
+  }
+  if (seen.closed === 0) await transport.close();
+  else seen.closedBeforeEnd = true;
+  return seen;
+}
+
 for (const [name, load, generation] of SERVERS) {
-  test(`SDK ${name} StdioServerTransport: native framing, errors with offsets, maxBufferSize honoured, transport stays open`, async () => {
+  test(`SDK ${name} StdioServerTransport: patched and stock see the same messages, errors and close (bad lines, then an overflow)`, async () => {
     const { StdioServerTransport } = await load();
+    const big = line({ ...NOTE, params: { data: 'y'.repeat(600) } });
+    const parts = [
+      line(NOTE),
+      '{"jsonrpc":"2.0","method":}\n',
+      '\n',
+      Buffer.concat([Buffer.from('{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"caf'), Buffer.from([0xe9, 0xff]), Buffer.from('"}}\n')]),
+      line({ jsonrpc: '2.0', id: 3, error: { code: 1, message: 'm', extra: true } }),
+      big.slice(0, 100),
+      big.slice(100, 400),
+      big.slice(400),
+      line({ ...NOTE, id: 7, method: 'ping' }),
+    ];
+    const stock = await runServer(StdioServerTransport, parts, { maxBufferSize: 256 });
     const unpatch = patchStdioTransport(StdioServerTransport);
-    const stdin = new PassThrough();
-    const stdout = new PassThrough();
-    const transport = new StdioServerTransport(stdin, stdout, { maxBufferSize: 256 });
-    const messages = [];
-    const errors = [];
-    let closed = false;
-    transport.onmessage = (m) => messages.push(m);
-    transport.onerror = (e) => errors.push(e);
-    transport.onclose = () => {
-      closed = true;
-    };
+    let patched;
     try {
-      await transport.start();
-      assert.ok(transport._readBuffer instanceof NativeReadBuffer);
-      assert.equal(transport._readBuffer._framer.maxMessageSize, 256);
-      const big = line({ ...NOTE, params: { data: 'y'.repeat(600) } });
-      const parts = [line(NOTE), '{"jsonrpc":"2.0","method":}\n', '\n', big.slice(0, 100), big.slice(100, 400), big.slice(400), line({ ...NOTE, id: 7, method: 'ping' })];
-      for (const part of parts) {
-        stdin.write(part);
-        await tick();
-      }
-      assert.deepEqual(messages, [NOTE, { ...NOTE, id: 7, method: 'ping' }]);
-      const offsets = [];
-      let at = 0;
-      for (const p of parts.slice(0, 4)) {
-        offsets.push(at);
-        at += Buffer.byteLength(p);
-      }
-      const expected = [`malformed-json@${offsets[1]}`, ...(generation === 1 ? [`blank-line@${offsets[2]}`] : []), `too-large@${offsets[3]}`];
-      assert.deepEqual(errors.map((e) => `${e.reason}@${e.offset}`), expected);
-      assert.equal(closed, false, 'a bad line does not close the transport (the stock one closes on an oversized message)');
+      patched = await runServer(StdioServerTransport, parts, { maxBufferSize: 256 });
     } finally {
-      await transport.close();
       unpatch();
     }
+    assert.equal(stock.native, false);
+    assert.equal(patched.native, true);
+    assert.deepEqual(patched.messages, stock.messages);
+    assert.equal(stock.messages[1].params.data, 'caf\ufffd\ufffd', 'invalid UTF-8 is U+FFFD');
+    assert.deepEqual(stock.messages[2].error, { code: 1, message: 'm' }, 'the schema drops unknown error keys');
+    assert.equal(patched.errors.length, stock.errors.length);
+    assert.equal(stock.errors.length, generation === 1 ? 3 : 1, stock.errors.map((e) => e.message).join('\n'));
+    const overflow = 'ReadBuffer exceeded maximum size of 256 bytes';
+    assert.equal(stock.errors.at(-1).message, overflow);
+    assert.equal(patched.errors.at(-1).message, overflow);
+    assert.equal(patched.errors.at(-1).constructor, Error);
+    // The transport closed itself on the overflow, as stock; nothing after it.
+    assert.equal(stock.closed, 1);
+    assert.equal(patched.closed, 1);
+    assert.equal(patched.closedBeforeEnd, true);
   });
 }
 
@@ -197,35 +216,56 @@ test('the stock SDK on a blank line: 1.x reports it (SyntaxError), 2.x skips it;
   assert.deepEqual(feed(new NativeReadBuffer({ sdk: 2, blankLines: 'report' })), ['StdioFramingError', 'message']);
 });
 
-test('the stock SDK on an oversized message loses the valid messages buffered with it; the native buffer does not', () => {
+test('size limit: the native buffer throws the SDK\'s error at exactly the appends where the stock one does, however the stream is cut', () => {
   const { ReadBuffer: R1 } = require('@modelcontextprotocol/sdk/shared/stdio.js');
+  const { ReadBuffer: R2 } = require('@modelcontextprotocol/client');
   const big = line({ ...NOTE, params: { data: 'z'.repeat(300) } });
-  const run = (rb) => {
+  const stream = Buffer.from(line(NOTE) + line({ ...NOTE, params: { n: 2 } }) + big + line({ ...NOTE, params: { n: 3 } }) + line(NOTE));
+  const run = (rb, cuts) => {
     const out = [];
-    for (const chunk of [line(NOTE) + line(NOTE).slice(0, 20), line(NOTE).slice(20) + big.slice(0, 200), big.slice(200) + line(NOTE)]) {
+    let at = 0;
+    for (const cut of [...cuts, stream.length]) {
       try {
-        rb.append(Buffer.from(chunk));
+        rb.append(stream.subarray(at, cut));
       } catch (error) {
         out.push(`append threw: ${error.message}`);
+        at = cut;
         continue;
       }
+      at = cut;
       for (;;) {
         try {
           const m = rb.readMessage();
           if (m === null) break;
-          out.push('message');
-        } catch (error) {
-          out.push(error.reason ?? error.name);
+          out.push(m);
+        } catch {
+          out.push('error');
         }
       }
     }
     return out;
   };
-  // Stock: the buffer is cleared with the second message in it, and the chunk
-  // holding the third (behind the big one's tail) overflows again.
-  const overflow = 'append threw: ReadBuffer exceeded maximum size of 256 bytes';
-  assert.deepEqual(run(new R1({ maxBufferSize: 256 })), ['message', overflow, overflow]);
-  assert.deepEqual(run(new NativeReadBuffer({ maxBufferSize: 256 })), ['message', 'message', 'too-large', 'message']);
+  let overflows = 0;
+  for (const [R, sdk] of [
+    [R1, 1],
+    [R2, 2],
+  ]) {
+    for (let i = 0; i <= stream.length; i += 3) {
+      for (const j of [i, i + 50, i + 200, i + 290]) {
+        const cuts = j > i && j < stream.length ? [i, j] : [i];
+        const want = run(new R({ maxBufferSize: 256 }), cuts);
+        assert.deepEqual(run(new NativeReadBuffer({ maxBufferSize: 256, sdk }), cuts), want, `cuts ${cuts}`);
+        overflows += want.filter((x) => typeof x === 'string' && x.startsWith('append threw')).length;
+      }
+    }
+  }
+  assert.ok(overflows > 100);
+  // No limit where the SDK release has none (1.0 to 1.23): nothing is dropped.
+  const unlimited = new NativeReadBuffer({ maxBufferSize: Infinity });
+  const huge = line({ ...NOTE, params: { data: 'h'.repeat(11 * 1024 * 1024) } });
+  assert.equal(run(unlimited, [5]).filter((x) => typeof x !== 'object').length, 0);
+  unlimited.append(Buffer.from(huge));
+  assert.equal(unlimited.readMessage().params.data.length, 11 * 1024 * 1024);
 });
 
 test('append before everything was read keeps the rest, in order; clear() drops a partial line; strings are accepted', () => {
