@@ -21,7 +21,13 @@
 // * a blank line or a line that is not JSON: onerror under 1.x (stock:
 //   JSON.parse's SyntaxError), nothing under 2.x (stock drops SyntaxErrors);
 //   valid JSON that is not JSON-RPC: onerror under both (stock: a ZodError).
-//   The errors are StdioFramingErrors naming the byte offset and line;
+//   The framer finds the bad lines; in a patched transport the SDK's own
+//   ReadBuffer (the stock one this replaced) then parses that one line's
+//   text, so onerror gets the very error stock gives, and a line an older
+//   SDK release accepts though the framer's schemas (the newest releases')
+//   do not is delivered as stock delivers it. Standalone (no SDK
+//   ReadBuffer given) and under strict they are StdioFramingErrors naming
+//   the byte offset and line;
 // * size: the SDK's ReadBuffer.append() throws `ReadBuffer exceeded maximum
 //   size of N bytes` when the incomplete line it holds plus the new chunk
 //   exceed maxBufferSize, having dropped both; the transport's data handler
@@ -100,6 +106,7 @@ class NativeReadBuffer {
     // rare message whose schema parse drops keys (code bit 16).
     this._reference = typeof options.reference === 'function' ? options.reference : undefined;
     this._sdk = options.sdk ?? 1;
+    this._strict = options.strict === true;
     // The last push's result (see src/framer_binding.rs): `_count` entries
     // [code, s, start, end] in the reused Int32Array `_meta`.
     this._out = undefined;
@@ -123,14 +130,38 @@ class NativeReadBuffer {
     }
   }
 
+  // The SDK's own parse of one line's text (its ReadBuffer, which this one
+  // replaced): the message, null (2.x: not JSON, dropped), or its error.
+  _sdkParse(text) {
+    const reference = new this._reference({ maxBufferSize: Infinity });
+    reference.append(Buffer.from(`${text}\n`, 'utf8'));
+    return reference.readMessage();
+  }
+
   // A message flagged by the framer (code bit 16): what the SDK's parse
   // returns for its text (keys dropped; or its own error if this SDK release
   // rejects it).
   _asSdkParses(message, text) {
     if (this._reference === undefined) return stripLikeSchema(message, this._sdk);
-    const reference = new this._reference({ maxBufferSize: Infinity });
-    reference.append(Buffer.from(`${text}\n`, 'utf8'));
-    return reference.readMessage();
+    return this._sdkParse(text);
+  }
+
+  // A bad line (entry at out[e]). In a patched transport (the stock
+  // ReadBuffer at hand) the SDK's own parse of the line's text decides, so
+  // that onerror gets the very error stock gives (SyntaxError, ZodError), and
+  // a line this SDK release accepts though the framer's schemas (those of the
+  // newest releases) do not is delivered as stock delivers it. strict, or
+  // standalone: a StdioFramingError naming the offset (strict still delivers
+  // what the SDK accepts).
+  _badLine(out, e, hasText) {
+    if (hasText && this._reference !== undefined && (!this._strict || out[e + 3] === 'not-json-rpc')) {
+      try {
+        return { message: this._sdkParse(out[e + 4]) };
+      } catch (sdkError) {
+        return { error: this._strict ? framingError(out, e) : sdkError };
+      }
+    }
+    return { error: framingError(out, e) };
   }
 
   append(chunk) {
@@ -162,7 +193,7 @@ class NativeReadBuffer {
     let message;
     let error;
     if (code <= 0) {
-      error = framingError(out, s);
+      ({ message, error } = this._badLine(out, s, meta[k + 2] === 1));
     } else if (s === 2) {
       const batch = this._batch ?? (this._batch = parseBatch(out, meta, count));
       message = batch[this._ordinal++];
@@ -187,7 +218,7 @@ class NativeReadBuffer {
     }
     if (error !== undefined) throw error;
     if (message === null) return this.readMessage();
-    handoff.message = code < 8 ? message : undefined;
+    handoff.message = code > 0 && code < 8 ? message : undefined;
     handoff.code = code;
     return message;
   }

@@ -13,9 +13,10 @@
 //!     message is the next element of the batch `JSON.parse(out[2])`; or another index: the
 //!     message is `JSON.parse(out[s].slice(start, end))`. Within the batch,
 //!     `out[2].slice(start, end)` is the message's own text (UTF-16 offsets).
-//!   - a bad line: `[-1, e, 0, 0]`: `out[e]` is the error text, `out[e + 1]`
+//!   - a bad line: `[-1, e, t, 0]`: `out[e]` is the error text, `out[e + 1]`
 //!     the stream offset of the line, `out[e + 2]` its 1-based number and
-//!     `out[e + 3]` a short code (`"malformed-json"`, `"too-large"`, ...).
+//!     `out[e + 3]` a short code (`"malformed-json"`, `"too-large"`, ...);
+//!     when `t` is 1, `out[e + 4]` is the line's text (`FrameError::text`).
 //! * `out[2]`: the batch: the chunk's messages as the text of one JSON array
 //!   (`[m1,m2,...]`), so that JavaScript builds them all with one
 //!   `JSON.parse`. Measured on 200,000 small messages: ~8% faster than one
@@ -433,7 +434,15 @@ impl JsSink {
         self.append(v)?;
         let code = latin1(env, error.kind.code().as_bytes())?;
         self.append(code)?;
-        self.meta.extend_from_slice(&[-1, slot as i32, 0, 0]);
+        let has_text = match &error.text {
+            Some(text) => {
+                let text = utf8(env, text)?;
+                self.append(text)?;
+                1
+            }
+            None => 0,
+        };
+        self.meta.extend_from_slice(&[-1, slot as i32, has_text, 0]);
         Ok(())
     }
 

@@ -230,6 +230,11 @@ pub struct FrameError {
     /// 1-based line number.
     pub line: u64,
     pub kind: FrameErrorKind,
+    /// The line's text as the SDK decodes it (U+FFFD for invalid UTF-8,
+    /// without its terminator), for a blank line, malformed JSON and valid
+    /// JSON that is not JSON-RPC: JavaScript gives it to the SDK's own parse
+    /// to get the SDK's own error. `None` for the others.
+    pub text: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -471,6 +476,7 @@ impl Framer {
             kind: FrameErrorKind::TooLarge {
                 limit: self.options.max_message_size,
             },
+            text: None,
         };
         sink.line(&line, LineOutcome::Error(error));
     }
@@ -510,10 +516,11 @@ fn process_line<S: FrameSink + ?Sized>(
     mut line: Line,
     sink: &mut S,
 ) {
-    let error = |kind| FrameError {
+    let error = |kind, text: Option<&str>| FrameError {
         offset: line.offset,
         line: line.number,
         kind,
+        text: text.map(str::to_owned),
     };
     // Valid UTF-8 (the usual case) is parsed where it lies; only a line that
     // fails validation is decoded again, with replacement characters.
@@ -525,7 +532,7 @@ fn process_line<S: FrameSink + ?Sized>(
                 let at = line.offset + e.valid_up_to() as u64;
                 sink.line(
                     &line,
-                    LineOutcome::Error(error(FrameErrorKind::InvalidUtf8 { at })),
+                    LineOutcome::Error(error(FrameErrorKind::InvalidUtf8 { at }, None)),
                 );
                 return;
             }
@@ -539,7 +546,7 @@ fn process_line<S: FrameSink + ?Sized>(
     }
     if is_blank(bytes) {
         let outcome = match options.blank_lines {
-            BlankLines::Report => LineOutcome::Error(error(FrameErrorKind::Blank)),
+            BlankLines::Report => LineOutcome::Error(error(FrameErrorKind::Blank, Some(text))),
             BlankLines::Skip => LineOutcome::Skipped,
         };
         sink.line(&line, outcome);
@@ -558,13 +565,16 @@ fn process_line<S: FrameSink + ?Sized>(
         Err(Inspect::Json { column, detail }) => {
             // `column` is a byte position in `text`, which is `bytes` unless
             // invalid UTF-8 was replaced (then it is approximate).
-            LineOutcome::Error(error(FrameErrorKind::MalformedJson {
-                at: line.offset + column.min(bytes.len()) as u64,
-                detail,
-            }))
+            LineOutcome::Error(error(
+                FrameErrorKind::MalformedJson {
+                    at: line.offset + column.min(bytes.len()) as u64,
+                    detail,
+                },
+                Some(text),
+            ))
         }
         Err(Inspect::Rpc(reason)) => {
-            LineOutcome::Error(error(FrameErrorKind::NotJsonRpc { reason }))
+            LineOutcome::Error(error(FrameErrorKind::NotJsonRpc { reason }, Some(text)))
         }
     };
     sink.line(&line, outcome);
