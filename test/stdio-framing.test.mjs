@@ -303,3 +303,76 @@ test('every text encoding path (ASCII, Latin-1, two-byte, astral; in one chunk a
     }
   }
 });
+
+test('invalid UTF-8: the native buffer decodes exactly as Buffer#toString(\'utf8\') (every 1- and 2-byte sequence, 50,000 random ones)', () => {
+  // Bytes a JSON string may hold raw: none of '"', '\\', or control characters.
+  const usable = (x) => x >= 0x20 && x !== 0x22 && x !== 0x5c;
+  const sequences = [];
+  for (let x = 0; x < 256; x++) if (usable(x)) sequences.push([x]);
+  for (let x = 0x80; x < 256; x++) for (let y = 0; y < 256; y++) if (usable(y)) sequences.push([x, y]);
+  let seed = 42;
+  const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 8) & 0xff;
+  while (sequences.length < 50_000 + 256 * 128) {
+    const length = 1 + (random() % 6);
+    const bytes = [];
+    while (bytes.length < length) {
+      const x = random() % 3 === 0 ? 0x61 + (random() % 26) : 0x80 + (random() % 128);
+      bytes.push(x);
+    }
+    sequences.push(bytes);
+  }
+  for (const sdk of [1, 2]) {
+    const rb = new NativeReadBuffer({ sdk });
+    const lines = sequences.map((bytes) => Buffer.concat([Buffer.from('{"jsonrpc":"2.0","method":"m","params":{"s":"'), Buffer.from(bytes), Buffer.from('","k'), Buffer.from(bytes), Buffer.from('":1}}\n')]));
+    // In one chunk, and cut every 7 bytes (inside sequences).
+    for (const chunked of [false, true]) {
+      const stream = Buffer.concat(lines);
+      const chunks = chunked ? Array.from({ length: Math.ceil(stream.length / 7) }, (_, i) => stream.subarray(7 * i, 7 * i + 7)) : [stream];
+      const got = [];
+      for (const chunk of chunks) {
+        rb.append(chunk);
+        for (let m; (m = rb.readMessage()) !== null; ) got.push(m);
+      }
+      assert.equal(got.length, sequences.length);
+      let replaced = 0;
+      for (let i = 0; i < sequences.length; i++) {
+        const want = Buffer.from(sequences[i]).toString('utf8');
+        if (got[i].params.s !== want || !Object.hasOwn(got[i].params, `k${want}`)) {
+          assert.fail(`bytes ${Buffer.from(sequences[i]).toString('hex')}: native ${JSON.stringify(got[i].params)}, Buffer#toString ${JSON.stringify(want)}`);
+        }
+        if (want.includes('\ufffd')) replaced++;
+      }
+      assert.ok(replaced > 40_000, `${replaced} sequences with replacements`);
+    }
+  }
+});
+
+test('install({ strict: true }) frames the SDK\'s stdio transports strictly; install() as stock', async () => {
+  const { install } = require('../index.cjs');
+  const latin1 = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"caf'), Buffer.from([0xe9]), Buffer.from('"}}\n')]);
+  const seen = async () => {
+    const { StdioServerTransport } = require('@modelcontextprotocol/sdk/server/stdio.js');
+    const stdin = new PassThrough();
+    const transport = new StdioServerTransport(stdin, new PassThrough());
+    const out = [];
+    transport.onmessage = (m) => out.push(m.params.data);
+    transport.onerror = (e) => out.push(`${e.name}: ${e.reason}`);
+    await transport.start();
+    assert.ok(transport._readBuffer instanceof NativeReadBuffer);
+    stdin.write(latin1);
+    await tick();
+    await transport.close();
+    return out;
+  };
+  for (const [options, want] of [
+    [{ strict: true }, ['StdioFramingError: invalid-utf8']],
+    [{}, ['caf\ufffd']],
+  ]) {
+    const installation = install({ ...options, cwd: ROOT });
+    try {
+      assert.deepEqual(await seen(), want, JSON.stringify(options));
+    } finally {
+      installation.uninstall();
+    }
+  }
+});
