@@ -32,6 +32,7 @@ const SDKS = [
   { name: '@modelcontextprotocol/sdk 1.32.2', generation: 1, limit: true, load: () => import('@modelcontextprotocol/sdk/client/stdio.js') },
   { name: '@modelcontextprotocol/sdk 1.23.0 (sdk-1-middle)', generation: 1, limit: false, load: () => import('sdk-1-middle/client/stdio.js') },
   { name: '@modelcontextprotocol/sdk 1.0.0 (sdk-1-oldest)', generation: 1, limit: false, load: () => import('sdk-1-oldest/client/stdio.js') },
+  { name: '@modelcontextprotocol/sdk 1.2.0 CJS build (sdk-1-oldest-cjs)', generation: 1, limit: false, load: async () => require('sdk-1-oldest-cjs/client/stdio.js') },
   { name: '@modelcontextprotocol/client 2.4.0', generation: 2, limit: true, load: () => import('@modelcontextprotocol/client/stdio') },
   { name: '@modelcontextprotocol/client 2.0.0 (client-2-oldest)', generation: 2, limit: true, load: () => import('client-2-oldest/stdio') },
 ];

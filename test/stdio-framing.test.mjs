@@ -113,6 +113,7 @@ const SERVERS = [
   ['1.x CJS', async () => require('@modelcontextprotocol/sdk/server/stdio.js'), 1],
   ['2.x ESM', () => import('@modelcontextprotocol/server/stdio'), 2],
   ['2.x CJS', async () => require('@modelcontextprotocol/server/stdio'), 2],
+  ['2.0.0 ESM (server-2-oldest)', () => import('server-2-oldest/stdio'), 2],
 ];
 
 /** Feed `parts` (one write each) to a server transport; what its callbacks saw. */
