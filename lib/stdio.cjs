@@ -44,6 +44,12 @@
 //   of an error object or of the related-task object; the framer flags
 //   them, rarely set) is parsed by the SDK's own ReadBuffer, so it is the
 //   same object.
+// * an SDK release whose schemas are not those the framer mirrors (the
+//   newest releases'; older 1.x releases accept or refuse other lines, e.g.
+//   an error response without id): found by a few canary lines when a
+//   transport starts, and then every message goes through the SDK's own
+//   parse as well (verify mode: the framing stays linear, the validation is
+//   the SDK's).
 // Messages are otherwise JSON.parse's result (zod's parse may order keys
 // differently, which no deep-equality sees).
 //
@@ -105,6 +111,10 @@ class NativeReadBuffer {
     // The stock ReadBuffer class this one replaces, if any: it parses the
     // rare message whose schema parse drops keys (code bit 16).
     this._reference = typeof options.reference === 'function' ? options.reference : undefined;
+    this._referenceBuffer = undefined;
+    // The SDK release's schemas differ from the framer's (see
+    // schemasDiffer()): every message goes through the SDK's own parse too.
+    this._verify = options.verify === true && this._reference !== undefined;
     this._sdk = options.sdk ?? 1;
     this._strict = options.strict === true;
     // The last push's result (see src/framer_binding.rs): `_count` entries
@@ -133,7 +143,8 @@ class NativeReadBuffer {
   // The SDK's own parse of one line's text (its ReadBuffer, which this one
   // replaced): the message, null (2.x: not JSON, dropped), or its error.
   _sdkParse(text) {
-    const reference = new this._reference({ maxBufferSize: Infinity });
+    // Reused: its readMessage() consumes the whole line, parse or throw.
+    const reference = this._referenceBuffer ?? (this._referenceBuffer = new this._reference({ maxBufferSize: Infinity }));
     reference.append(Buffer.from(`${text}\n`, 'utf8'));
     return reference.readMessage();
   }
@@ -194,6 +205,8 @@ class NativeReadBuffer {
     let error;
     if (code <= 0) {
       ({ message, error } = this._badLine(out, s, meta[k + 2] === 1));
+    } else if (this._verify) {
+      // This SDK release's schemas are not the framer's: its own parse decides, below.
     } else if (s === 2) {
       const batch = this._batch ?? (this._batch = parseBatch(out, meta, count));
       message = batch[this._ordinal++];
@@ -201,7 +214,7 @@ class NativeReadBuffer {
     } else {
       message = JSON.parse(out[s].slice(meta[k + 2], meta[k + 3]));
     }
-    if (code >= 16 && error === undefined) {
+    if ((code >= 16 || (this._verify && code > 0)) && error === undefined) {
       try {
         message = this._asSdkParses(message, out[s].slice(meta[k + 2], meta[k + 3]));
       } catch (sdkError) {
@@ -356,6 +369,62 @@ function looksLikeReadBuffer(value) {
   return value !== null && typeof value === 'object' && typeof value.append === 'function' && typeof value.readMessage === 'function' && typeof value.clear === 'function';
 }
 
+// Lines on which SDK releases' JSONRPCMessageSchema differ (older 1.x
+// releases: an error response without id, ids and progress tokens beyond
+// safe integers, odd related-task objects, ...). The framer mirrors the
+// newest releases; a release that judges any of these differently gets
+// verify mode. Every line here is valid JSON.
+const CANARIES = [
+  '{"jsonrpc":"2.0","error":{"code":1,"message":""}}',
+  '{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":""}}',
+  '{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":""}}',
+  '{"jsonrpc":"2.0","id":1e+21,"method":"m"}',
+  '{"jsonrpc":"2.0","id":1e+21,"result":{}}',
+  '{"jsonrpc":"2.0","id":1.5,"method":"m"}',
+  '{"jsonrpc":"2.0","method":"m","params":{"_meta":{"progressToken":true}}}',
+  '{"jsonrpc":"2.0","method":"m","params":{"_meta":{"progressToken":1.5}}}',
+  '{"jsonrpc":"2.0","id":1,"result":{"_meta":{"progressToken":true}}}',
+  '{"jsonrpc":"2.0","id":1,"result":{"_meta":{"progressToken":1e+21}}}',
+  '{"jsonrpc":"2.0","method":"m","params":{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":null}}}}',
+  '{"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/related-task":{}}}}',
+  '{"jsonrpc":"2.0","id":1,"result":{"_meta":null}}',
+  '{"jsonrpc":"2.0","method":"m","params":{"_meta":[]}}',
+  '{"jsonrpc":"2.0","id":1,"method":"m","extra":1}',
+  '{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":""}}',
+  '{"jsonrpc":"2.0","id":1,"result":[]}',
+  '{"jsonrpc":"2.0","method":"m","params":[]}',
+];
+const differs = new WeakMap();
+
+/** Whether a stock ReadBuffer class judges any canary otherwise than the framer (cached per class). */
+function schemasDiffer(Reference, sdk) {
+  const key = `sdk${sdk}`;
+  const known = differs.get(Reference);
+  if (known && key in known) return known[key];
+  const verdict = (rb, line) => {
+    try {
+      rb.append(Buffer.from(`${line}\n`, 'utf8'));
+      const m = rb.readMessage();
+      return m === null ? 'skip' : 'message';
+    } catch {
+      return 'error';
+    }
+  };
+  let result = false;
+  try {
+    for (const line of CANARIES) {
+      if (verdict(new Reference({ maxBufferSize: Infinity }), line) !== verdict(new NativeReadBuffer({ sdk }), line)) {
+        result = true;
+        break;
+      }
+    }
+  } catch {
+    result = true;
+  }
+  differs.set(Reference, { ...known, [key]: result });
+  return result;
+}
+
 /** Swap a transport instance's stock ReadBuffer for a native one (before any data arrives). */
 function useNativeReadBuffer(transport, record) {
   const stock = transport._readBuffer;
@@ -368,6 +437,7 @@ function useNativeReadBuffer(transport, record) {
     blankLines: record.blankLines,
     strict: record.strict === true,
     reference: stock.constructor,
+    verify: schemasDiffer(stock.constructor, record.sdk ?? generationOfReadBuffer(stock)),
   });
   // Bytes the stock buffer already holds (nothing, when start() has not run).
   if (stock._buffer && stock._buffer.length > 0) buffer.append(stock._buffer);

@@ -326,7 +326,7 @@ function generatedStream(seed, { oversize }) {
   return { writes, tally, bytes: stream.length };
 }
 
-for (const sdk of SDKS.filter((s) => s.name.includes('1.32.2') || s.name.includes('2.4.0'))) {
+for (const sdk of SDKS) {
   test(`${sdk.name}: stock and patched agree on a 10,000-line generated stream mixing valid and invalid lines`, { timeout: 120_000 }, async () => {
     const { writes, tally } = generatedStream(0xf1de_0000 + sdk.generation, { oversize: false });
     for (const [k, n] of Object.entries(tally)) if (k !== 'big') assert.ok(n > 5, `too few ${k}: ${JSON.stringify(tally)}`);
@@ -336,6 +336,8 @@ for (const sdk of SDKS.filter((s) => s.name.includes('1.32.2') || s.name.include
     assert.ok(messages > 3000 && result.stock.errors > 3000, `${messages} messages, ${result.stock.errors} errors`);
     assert.equal(result.stock.selfCloses, 0);
   });
+
+  if (!sdk.limit) continue;
 
   test(`${sdk.name}: … and with an oversized line in the middle (the transport closes itself, reading on until the child exits)`, { timeout: 120_000 }, async () => {
     const { writes, tally } = generatedStream(0xf1de_1000 + sdk.generation, { oversize: 64 * 1024 });

@@ -231,9 +231,10 @@ pub struct FrameError {
     pub line: u64,
     pub kind: FrameErrorKind,
     /// The line's text as the SDK decodes it (U+FFFD for invalid UTF-8,
-    /// without its terminator), for a blank line, malformed JSON and valid
-    /// JSON that is not JSON-RPC: JavaScript gives it to the SDK's own parse
-    /// to get the SDK's own error. `None` for the others.
+    /// without its `\n` but with a `\r` before it, which each SDK release
+    /// strips or not), for a blank line, malformed JSON and valid JSON that
+    /// is not JSON-RPC: JavaScript gives it to the SDK's own parse to get the
+    /// SDK's own error. `None` for the others.
     pub text: Option<String>,
 }
 
@@ -516,11 +517,19 @@ fn process_line<S: FrameSink + ?Sized>(
     mut line: Line,
     sink: &mut S,
 ) {
+    let terminator = line.terminator;
     let error = |kind, text: Option<&str>| FrameError {
         offset: line.offset,
         line: line.number,
         kind,
-        text: text.map(str::to_owned),
+        // With the `\r` that was stripped: SDK releases before 1.23 keep it.
+        text: text.map(|t| {
+            if terminator == 2 {
+                format!("{t}\r")
+            } else {
+                t.to_owned()
+            }
+        }),
     };
     // Valid UTF-8 (the usual case) is parsed where it lies; only a line that
     // fails validation is decoded again, with replacement characters.
