@@ -431,8 +431,8 @@ function useNativeReadBuffer(transport, record) {
   if (stock instanceof NativeReadBuffer || !looksLikeReadBuffer(stock)) return;
   const buffer = new NativeReadBuffer({
     // The stock buffer's own limit, whatever it is (SDK releases before 1.24
-    // have none: no limit here either).
-    maxBufferSize: '_maxBufferSize' in stock ? stock._maxBufferSize : Infinity,
+    // have none, and `n > undefined` is false: no limit here either).
+    maxBufferSize: typeof stock._maxBufferSize === 'number' ? stock._maxBufferSize : Infinity,
     sdk: record.sdk ?? generationOfReadBuffer(stock),
     blankLines: record.blankLines,
     strict: record.strict === true,
