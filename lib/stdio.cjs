@@ -45,11 +45,13 @@
 //   them, rarely set) is parsed by the SDK's own ReadBuffer, so it is the
 //   same object.
 // * an SDK release whose schemas are not those the framer mirrors (the
-//   newest releases'; older 1.x releases accept or refuse other lines, e.g.
-//   an error response without id): found by a few canary lines when a
-//   transport starts, and then every message goes through the SDK's own
-//   parse as well (verify mode: the framing stays linear, the validation is
-//   the SDK's).
+//   newest releases'): found by a few canary lines when a transport starts
+//   (verify mode). What such a release accepts and the framer refuses is a
+//   bad line, judged by the SDK's parse as above. What it refuses and the
+//   framer accepts is, for 1.0 to 1.23 (differential over 120,000
+//   generated lines), only an error response without id: in verify mode
+//   every error response goes through the SDK's own parse too (rare; every
+//   other message stays on the native path).
 // Messages are otherwise JSON.parse's result (zod's parse may order keys
 // differently, which no deep-equality sees).
 //
@@ -113,7 +115,7 @@ class NativeReadBuffer {
     this._reference = typeof options.reference === 'function' ? options.reference : undefined;
     this._referenceBuffer = undefined;
     // The SDK release's schemas differ from the framer's (see
-    // schemasDiffer()): every message goes through the SDK's own parse too.
+    // schemasDiffer()): error responses go through the SDK's own parse too.
     this._verify = options.verify === true && this._reference !== undefined;
     this._sdk = options.sdk ?? 1;
     this._strict = options.strict === true;
@@ -205,8 +207,11 @@ class NativeReadBuffer {
     let error;
     if (code <= 0) {
       ({ message, error } = this._badLine(out, s, meta[k + 2] === 1));
-    } else if (this._verify) {
-      // This SDK release's schemas are not the framer's: its own parse decides, below.
+    } else if (this._verify && (code & 7) === 2) {
+      // An error response, under a release whose schemas are not the
+      // framer's: its own parse decides, below. (Its place in the batch is
+      // still taken.)
+      if (s === 2) this._ordinal++;
     } else if (s === 2) {
       const batch = this._batch ?? (this._batch = parseBatch(out, meta, count));
       message = batch[this._ordinal++];
@@ -214,7 +219,7 @@ class NativeReadBuffer {
     } else {
       message = JSON.parse(out[s].slice(meta[k + 2], meta[k + 3]));
     }
-    if ((code >= 16 || (this._verify && code > 0)) && error === undefined) {
+    if ((code >= 16 || (this._verify && (code & 7) === 2)) && error === undefined) {
       try {
         message = this._asSdkParses(message, out[s].slice(meta[k + 2], meta[k + 3]));
       } catch (sdkError) {

@@ -377,3 +377,54 @@ test('install({ strict: true }) frames the SDK\'s stdio transports strictly; ins
     }
   }
 });
+
+test('every SDK release\'s stock ReadBuffer against the native one that replaces it: same messages, same errors, on 4,000 generated lines in random chunks', async () => {
+  const { generator, rng } = await import('./support/jsonrpc-gen.mjs');
+  const releases = [
+    ['1.32.2', () => import('@modelcontextprotocol/sdk/shared/stdio.js'), 1, false],
+    ['1.23.0', () => import('sdk-1-middle/shared/stdio.js'), 1, true],
+    ['1.2.0', () => import('sdk-1-oldest-cjs/shared/stdio.js'), 1, true],
+    ['1.0.0', () => import('sdk-1-oldest/shared/stdio.js'), 1, true],
+    ['2.4.0', () => import('@modelcontextprotocol/client'), 2, false],
+    ['2.0.0', () => import('client-2-oldest'), 2, false],
+  ];
+  const g = generator(0x0dd);
+  const r = rng(0x0dd);
+  const parts = [];
+  for (let i = 0; i < 4000; i++) {
+    let l = Buffer.from(g.line());
+    if (r.chance(0.03)) l = Buffer.concat([l.subarray(0, l.length >> 1), Buffer.from([0xe9]), l.subarray(l.length >> 1)]);
+    if (r.chance(0.03)) l = Buffer.concat([l, Buffer.from('\r')]);
+    parts.push(l, Buffer.from('\n'));
+  }
+  const stream = Buffer.concat(parts);
+  const cuts = [];
+  for (let at = 0; at < stream.length; at += 1 + r.int(r.chance(0.3) ? 40 : 9000)) cuts.push(at);
+  cuts.push(stream.length);
+  const run = (rb) => {
+    const out = [];
+    for (let i = 1; i < cuts.length; i++) {
+      rb.append(stream.subarray(cuts[i - 1], cuts[i]));
+      for (;;) {
+        try {
+          const m = rb.readMessage();
+          if (m === null) break;
+          out.push(m);
+        } catch (error) {
+          out.push(`${error.name}: ${error.message}`);
+        }
+      }
+    }
+    return out;
+  };
+  for (const [version, load, sdk, verify] of releases) {
+    const { ReadBuffer } = await load();
+    const transport = { _readBuffer: new ReadBuffer() };
+    stdio._useNativeReadBuffer(transport, { sdk });
+    assert.ok(transport._readBuffer instanceof NativeReadBuffer);
+    assert.equal(transport._readBuffer._verify, verify, `${version}: schemas differ from the framer's`);
+    const want = run(new ReadBuffer());
+    assert.ok(want.filter((x) => typeof x === 'object').length > 1300, version);
+    assert.deepStrictEqual(run(transport._readBuffer), want, version);
+  }
+});
