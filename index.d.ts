@@ -106,6 +106,13 @@ export interface InstallOptions extends ProgressOptions {
   paths?: string[];
   /** Frame the SDK's stdio transports natively (default true). */
   framing?: boolean;
+  /**
+   * Stricter stdio framing than the SDK's (default false: exactly the SDK's
+   * behaviour): invalid UTF-8 is an error instead of U+FFFD, and under 2.x
+   * blank lines and lines that are not JSON are reported instead of dropped.
+   * Errors are StdioFramingErrors naming the byte offset.
+   */
+  strict?: boolean;
 }
 
 export interface Installation {
@@ -195,24 +202,39 @@ export declare class ProgressTokens {
 export declare function dispatcherOf(protocol: object): Dispatcher | undefined;
 
 export interface NativeReadBufferOptions {
-  /** The longest line accepted, in bytes (default: the SDK's 10 MiB). A longer one is reported and skipped. */
+  /**
+   * The SDK's ReadBuffer limit, applied as the SDK applies it (default 10 MiB;
+   * Infinity: none): when the incomplete line held plus a new chunk exceed it,
+   * append() drops both and throws `Error('ReadBuffer exceeded maximum size of N bytes')`,
+   * and the SDK's transport reports that and closes itself.
+   */
   maxBufferSize?: number;
   /** Validate as SDK 1.x (default) or 2.x does. */
   sdk?: 1 | 2;
   /** Blank lines: 1.x reports them, 2.x skips them (the SDK's behaviour). */
   blankLines?: 'report' | 'skip';
+  /**
+   * Stricter than the SDK (default false): invalid UTF-8 is an error instead
+   * of U+FFFD, and under 2.x blank lines and lines that are not JSON are
+   * reported instead of dropped.
+   */
+  strict?: boolean;
 }
 
 /** The SDK ReadBuffer's interface (append / readMessage / clear), backed by the Rust framer. */
 export declare class NativeReadBuffer {
   constructor(options?: NativeReadBufferOptions);
   append(chunk: Uint8Array): void;
-  /** The next message, or null; throws a StdioFramingError for a bad line (the next call goes on after it). */
+  /**
+   * The next message, or null; throws for a bad line (the next call goes on
+   * after it): a StdioFramingError, or in a patched transport (not strict)
+   * the error the SDK's own parse gives for that line (SyntaxError, ZodError).
+   */
   readMessage(): JSONRPCMessageLike | null;
   clear(): void;
 }
 
-/** What a bad stdio line becomes (through the transport's onerror). */
+/** What a bad stdio line becomes under `strict`, or from a NativeReadBuffer used on its own (through the transport's onerror). */
 export declare class StdioFramingError extends Error {
   name: 'StdioFramingError';
   code: 'ERR_MCP_STDIO_FRAMING';
@@ -230,7 +252,7 @@ export declare class StdioFramingError extends Error {
  */
 export declare function patchStdioTransport(
   Transport: AnyClass,
-  options?: { sdk?: 1 | 2; blankLines?: 'report' | 'skip'; source?: SdkSource },
+  options?: { sdk?: 1 | 2; blankLines?: 'report' | 'skip'; strict?: boolean; source?: SdkSource },
 ): () => void;
 
 export declare function isStdioPatched(Transport: AnyClass): boolean;

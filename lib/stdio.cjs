@@ -12,17 +12,53 @@
 // first call (src/framer_binding.rs). Everything else — the transport's
 // processReadBuffer loop, onmessage/onerror, close — stays the SDK's.
 //
-// Differences from the stock ReadBuffer: messages are the plain JSON.parse
-// result (zod's parse also reorders keys and drops unknown keys of an error
-// object); invalid UTF-8 is an error instead of U+FFFD; SDK 2.x no longer
-// drops malformed JSON silently.
+// Drop-in: for every input, a patched transport delivers what the stock one
+// delivers (deep-equal objects), calls onerror as many times, and closes when
+// it closes:
+// * invalid UTF-8 becomes U+FFFD exactly as the SDK's Buffer#toString('utf8')
+//   makes it (the framer decodes such a line with maximal-subpart
+//   replacement, the rule both implement);
+// * a blank line or a line that is not JSON: onerror under 1.x (stock:
+//   JSON.parse's SyntaxError), nothing under 2.x (stock drops SyntaxErrors);
+//   valid JSON that is not JSON-RPC: onerror under both (stock: a ZodError).
+//   The framer finds the bad lines; in a patched transport the SDK's own
+//   ReadBuffer (the stock one this replaced) then parses that one line's
+//   text, so onerror gets the very error stock gives, and a line an older
+//   SDK release accepts though the framer's schemas (the newest releases')
+//   do not is delivered as stock delivers it. Standalone (no SDK
+//   ReadBuffer given) and under strict they are StdioFramingErrors naming
+//   the byte offset and line;
+// * size: the SDK's ReadBuffer.append() throws `ReadBuffer exceeded maximum
+//   size of N bytes` when the incomplete line it holds plus the new chunk
+//   exceed maxBufferSize, having dropped both; the transport's data handler
+//   then calls onerror and closes the transport. NativeReadBuffer.append()
+//   applies the same rule at the same point with the same Error text, so the
+//   SDK's own handler reports it and closes, as stock. SDK releases without a
+//   limit (1.0 to 1.23) get none. Decision: we do not deliver the valid
+//   messages that stock drops with an overflowing chunk. They arrive in the
+//   very chunk that makes the transport close itself; delivering them would
+//   hand the application requests and responses on a transport that stock
+//   has already torn down, and which messages these are depends only on how
+//   the pipe cut the stream. Every message stock delivers is delivered.
+// * a message the SDK's schema would return with keys dropped (unknown keys
+//   of an error object or of the related-task object; the framer flags
+//   them, rarely set) is parsed by the SDK's own ReadBuffer, so it is the
+//   same object.
+// * an SDK release whose schemas are not those the framer mirrors (the
+//   newest releases'): found by a few canary lines when a transport starts
+//   (verify mode). What such a release accepts and the framer refuses is a
+//   bad line, judged by the SDK's parse as above. What it refuses and the
+//   framer accepts is, for 1.0 to 1.23 (differential over 120,000
+//   generated lines), only an error response without id: in verify mode
+//   every error response goes through the SDK's own parse too (rare; every
+//   other message stays on the native path).
+// Messages are otherwise JSON.parse's result (zod's parse may order keys
+// differently, which no deep-equality sees).
 //
-// Bad input (malformed JSON, invalid UTF-8, valid JSON that is not JSON-RPC,
-// a line over the size limit, and under 1.x a blank line) makes readMessage()
-// throw a StdioFramingError naming the byte offset; the SDK's
-// processReadBuffer passes it to onerror and goes on with the next line.
-// An oversized line is skipped on its own without being buffered whole (the
-// SDK clears its whole buffer, losing the messages behind it).
+// options.strict (NativeReadBuffer, patchStdioTransport, install): stricter
+// than the SDK: invalid UTF-8 is an error (reason 'invalid-utf8') instead of
+// U+FFFD, and under 2.x blank lines and lines that are not JSON are reported
+// instead of dropped. Sizes and closes stay the SDK's.
 
 const native = require('./native.cjs');
 const { UnsupportedSdkError } = require('./patch.cjs');
@@ -53,15 +89,35 @@ class StdioFramingError extends Error {
   }
 }
 
+/** The framer's own line limit for a ReadBuffer limit (none: the largest safe integer). */
+function framerLimit(max) {
+  return typeof max === 'number' && Number.isFinite(max) && max >= 1 ? Math.floor(max) : Number.MAX_SAFE_INTEGER;
+}
+
 /**
  * Drop-in for the SDK's ReadBuffer, backed by the native framer.
- * options: { maxBufferSize?: number (max line size in bytes), sdk?: 1 | 2,
+ * options: { maxBufferSize?: number (default 10 MiB, as the SDK; Infinity: no limit),
+ *            sdk?: 1 | 2, strict?: boolean,
  *            blankLines?: 'report' | 'skip' (default: 1.x reports, 2.x skips, as the SDK) }
  */
 class NativeReadBuffer {
   constructor(options = {}) {
     this._maxBufferSize = options.maxBufferSize ?? DEFAULT_MAX_BUFFER_SIZE;
-    this._framer = new native.StdioFramer({ sdk: options.sdk ?? 1, maxMessageSize: this._maxBufferSize, blankLines: options.blankLines });
+    this._framer = new native.StdioFramer({
+      sdk: options.sdk ?? 1,
+      maxMessageSize: framerLimit(this._maxBufferSize),
+      blankLines: options.blankLines,
+      strict: options.strict === true,
+    });
+    // The stock ReadBuffer class this one replaces, if any: it parses the
+    // rare message whose schema parse drops keys (code bit 16).
+    this._reference = typeof options.reference === 'function' ? options.reference : undefined;
+    this._referenceBuffer = undefined;
+    // The SDK release's schemas differ from the framer's (see
+    // schemasDiffer()): error responses go through the SDK's own parse too.
+    this._verify = options.verify === true && this._reference !== undefined;
+    this._sdk = options.sdk ?? 1;
+    this._strict = options.strict === true;
     // The last push's result (see src/framer_binding.rs): `_count` entries
     // [code, s, start, end] in the reused Int32Array `_meta`.
     this._out = undefined;
@@ -75,7 +131,53 @@ class NativeReadBuffer {
     this._backlog = null;
   }
 
+  // The SDK's rule, at the SDK's point (see the top of this file): the
+  // incomplete line held plus the new chunk over the limit drops both and
+  // throws the SDK's Error; the transport reports it and closes.
+  _checkSize(chunk) {
+    if (this._framer.buffered + chunk.length > this._maxBufferSize) {
+      this.clear();
+      throw new Error(`ReadBuffer exceeded maximum size of ${this._maxBufferSize} bytes`);
+    }
+  }
+
+  // The SDK's own parse of one line's text (its ReadBuffer, which this one
+  // replaced): the message, null (2.x: not JSON, dropped), or its error.
+  _sdkParse(text) {
+    // Reused: its readMessage() consumes the whole line, parse or throw.
+    const reference = this._referenceBuffer ?? (this._referenceBuffer = new this._reference({ maxBufferSize: Infinity }));
+    reference.append(Buffer.from(`${text}\n`, 'utf8'));
+    return reference.readMessage();
+  }
+
+  // A message flagged by the framer (code bit 16): what the SDK's parse
+  // returns for its text (keys dropped; or its own error if this SDK release
+  // rejects it).
+  _asSdkParses(message, text) {
+    if (this._reference === undefined) return stripLikeSchema(message, this._sdk);
+    return this._sdkParse(text);
+  }
+
+  // A bad line (entry at out[e]). In a patched transport (the stock
+  // ReadBuffer at hand) the SDK's own parse of the line's text decides, so
+  // that onerror gets the very error stock gives (SyntaxError, ZodError), and
+  // a line this SDK release accepts though the framer's schemas (those of the
+  // newest releases) do not is delivered as stock delivers it. strict, or
+  // standalone: a StdioFramingError naming the offset (strict still delivers
+  // what the SDK accepts).
+  _badLine(out, e, hasText) {
+    if (hasText && this._reference !== undefined && (!this._strict || out[e + 3] === 'not-json-rpc')) {
+      try {
+        return { message: this._sdkParse(out[e + 4]) };
+      } catch (sdkError) {
+        return { error: this._strict ? framingError(out, e) : sdkError };
+      }
+    }
+    return { error: framingError(out, e) };
+  }
+
   append(chunk) {
+    this._checkSize(chunk);
     if (this._next < this._count) this._stash();
     if (typeof chunk === 'string') chunk = Buffer.from(chunk, 'utf8');
     const out = this._framer.push(chunk);
@@ -103,13 +205,25 @@ class NativeReadBuffer {
     let message;
     let error;
     if (code <= 0) {
-      error = framingError(out, s);
+      ({ message, error } = this._badLine(out, s, meta[k + 2] === 1));
+    } else if (this._verify && (code & 7) === 2) {
+      // An error response, under a release whose schemas are not the
+      // framer's: its own parse decides, below. (Its place in the batch is
+      // still taken.)
+      if (s === 2) this._ordinal++;
     } else if (s === 2) {
       const batch = this._batch ?? (this._batch = parseBatch(out, meta, count));
       message = batch[this._ordinal++];
       if (message instanceof StdioFramingError) error = message;
     } else {
       message = JSON.parse(out[s].slice(meta[k + 2], meta[k + 3]));
+    }
+    if ((code >= 16 || (this._verify && (code & 7) === 2)) && error === undefined) {
+      try {
+        message = this._asSdkParses(message, out[s].slice(meta[k + 2], meta[k + 3]));
+      } catch (sdkError) {
+        error = sdkError;
+      }
     }
     if (this._next === count) {
       // All read: let the texts and the batch go now rather than at the next
@@ -120,7 +234,8 @@ class NativeReadBuffer {
       this._next = 0;
     }
     if (error !== undefined) throw error;
-    handoff.message = code < 8 ? message : undefined;
+    if (message === null) return this.readMessage();
+    handoff.message = code > 0 && code < 8 ? message : undefined;
     handoff.code = code;
     return message;
   }
@@ -163,6 +278,30 @@ class NativeReadBuffer {
     handoff.code = item.code;
     return item.message;
   }
+}
+
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+
+function keepOnly(object, keys) {
+  const out = {};
+  for (const key of keys) if (Object.prototype.hasOwnProperty.call(object, key)) out[key] = object[key];
+  return out;
+}
+
+/**
+ * Without the SDK's ReadBuffer at hand: drop what the current SDKs' schemas
+ * drop (unknown keys of error; of the related-task object in params._meta,
+ * and under 1.x in result._meta too).
+ */
+function stripLikeSchema(message, sdk) {
+  if (message.error !== null && typeof message.error === 'object' && !Array.isArray(message.error)) {
+    message.error = keepOnly(message.error, ['code', 'message', 'data']);
+  }
+  for (const part of sdk === 1 ? [message.params, message.result] : [message.params]) {
+    const task = part?._meta?.[RELATED_TASK];
+    if (task !== null && typeof task === 'object' && !Array.isArray(task)) part._meta[RELATED_TASK] = keepOnly(task, ['taskId']);
+  }
+  return message;
 }
 
 function framingError(out, e) {
@@ -234,15 +373,75 @@ function looksLikeReadBuffer(value) {
   return value !== null && typeof value === 'object' && typeof value.append === 'function' && typeof value.readMessage === 'function' && typeof value.clear === 'function';
 }
 
+// Lines on which SDK releases' JSONRPCMessageSchema differ (older 1.x
+// releases: an error response without id, ids and progress tokens beyond
+// safe integers, odd related-task objects, ...). The framer mirrors the
+// newest releases; a release that judges any of these differently gets
+// verify mode. Every line here is valid JSON.
+const CANARIES = [
+  '{"jsonrpc":"2.0","error":{"code":1,"message":""}}',
+  '{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":""}}',
+  '{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":""}}',
+  '{"jsonrpc":"2.0","id":1e+21,"method":"m"}',
+  '{"jsonrpc":"2.0","id":1e+21,"result":{}}',
+  '{"jsonrpc":"2.0","id":1.5,"method":"m"}',
+  '{"jsonrpc":"2.0","method":"m","params":{"_meta":{"progressToken":true}}}',
+  '{"jsonrpc":"2.0","method":"m","params":{"_meta":{"progressToken":1.5}}}',
+  '{"jsonrpc":"2.0","id":1,"result":{"_meta":{"progressToken":true}}}',
+  '{"jsonrpc":"2.0","id":1,"result":{"_meta":{"progressToken":1e+21}}}',
+  '{"jsonrpc":"2.0","method":"m","params":{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":null}}}}',
+  '{"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/related-task":{}}}}',
+  '{"jsonrpc":"2.0","id":1,"result":{"_meta":null}}',
+  '{"jsonrpc":"2.0","method":"m","params":{"_meta":[]}}',
+  '{"jsonrpc":"2.0","id":1,"method":"m","extra":1}',
+  '{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":""}}',
+  '{"jsonrpc":"2.0","id":1,"result":[]}',
+  '{"jsonrpc":"2.0","method":"m","params":[]}',
+];
+const differs = new WeakMap();
+
+/** Whether a stock ReadBuffer class judges any canary otherwise than the framer (cached per class). */
+function schemasDiffer(Reference, sdk) {
+  const key = `sdk${sdk}`;
+  const known = differs.get(Reference);
+  if (known && key in known) return known[key];
+  const verdict = (rb, line) => {
+    try {
+      rb.append(Buffer.from(`${line}\n`, 'utf8'));
+      const m = rb.readMessage();
+      return m === null ? 'skip' : 'message';
+    } catch {
+      return 'error';
+    }
+  };
+  let result = false;
+  try {
+    for (const line of CANARIES) {
+      if (verdict(new Reference({ maxBufferSize: Infinity }), line) !== verdict(new NativeReadBuffer({ sdk }), line)) {
+        result = true;
+        break;
+      }
+    }
+  } catch {
+    result = true;
+  }
+  differs.set(Reference, { ...known, [key]: result });
+  return result;
+}
+
 /** Swap a transport instance's stock ReadBuffer for a native one (before any data arrives). */
 function useNativeReadBuffer(transport, record) {
   const stock = transport._readBuffer;
   if (stock instanceof NativeReadBuffer || !looksLikeReadBuffer(stock)) return;
-  const max = stock._maxBufferSize;
   const buffer = new NativeReadBuffer({
-    maxBufferSize: typeof max === 'number' && max >= 1 ? Math.floor(max) : DEFAULT_MAX_BUFFER_SIZE,
+    // The stock buffer's own limit, whatever it is (SDK releases before 1.24
+    // have none, and `n > undefined` is false: no limit here either).
+    maxBufferSize: typeof stock._maxBufferSize === 'number' ? stock._maxBufferSize : Infinity,
     sdk: record.sdk ?? generationOfReadBuffer(stock),
     blankLines: record.blankLines,
+    strict: record.strict === true,
+    reference: stock.constructor,
+    verify: schemasDiffer(stock.constructor, record.sdk ?? generationOfReadBuffer(stock)),
   });
   // Bytes the stock buffer already holds (nothing, when start() has not run).
   if (stock._buffer && stock._buffer.length > 0) buffer.append(stock._buffer);
@@ -254,6 +453,7 @@ function useNativeReadBuffer(transport, record) {
  * its start() on. Idempotent. Returns a function that restores the class
  * (instances already started keep their native buffer).
  * options: { sdk?: 1 | 2 (default: from the instance's stock ReadBuffer),
+ *            strict?: boolean (see the top of this file),
  *            blankLines?: 'report' | 'skip', source?: { name, version, build } for messages }
  * Throws UnsupportedSdkError, patching nothing, for a class of another shape.
  */
@@ -268,6 +468,7 @@ function patchStdioTransport(Transport, options = {}) {
     );
   }
   if (options.sdk !== undefined && options.sdk !== 1 && options.sdk !== 2) throw new TypeError('patchStdioTransport(Transport, options): options.sdk must be 1 or 2');
+  if (options.strict !== undefined && typeof options.strict !== 'boolean') throw new TypeError('patchStdioTransport(Transport, options): options.strict must be a boolean');
   if (typeof native.StdioFramer !== 'function') {
     throw new Error('mcp-ordered-dispatch: the native addon has no StdioFramer (it predates native stdio framing); rebuild it with `npm run build`.');
   }
@@ -276,6 +477,7 @@ function patchStdioTransport(Transport, options = {}) {
   const originalStart = proto.start;
   const record = {
     sdk: options.sdk,
+    strict: options.strict === true,
     blankLines: options.blankLines,
     source: options.source,
     unpatch() {

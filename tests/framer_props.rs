@@ -8,7 +8,8 @@
 //!   on the full `serde_json::Value`.
 
 use mcp_ordered_dispatch::core::framer::{
-    inspect, FrameError, FrameSink, Framer, FramerOptions, Inspect, Line, LineOutcome, MessageKind,
+    inspect, FrameError, FrameSink, Framer, FramerOptions, Inspect, InvalidUtf8, Line, LineOutcome,
+    MessageKind, NotJson,
 };
 use mcp_ordered_dispatch::core::{classify, BlankLines, Classification, Profile, SerdeView};
 use proptest::prelude::*;
@@ -51,9 +52,9 @@ fn run(options: FramerOptions, stream: &[u8], cuts: &[usize]) -> Vec<Seen> {
 
 fn options(profile: Profile, max: usize, blank: BlankLines) -> FramerOptions {
     FramerOptions {
-        profile,
         max_message_size: max,
         blank_lines: blank,
+        ..FramerOptions::for_profile(profile)
     }
 }
 
@@ -62,8 +63,14 @@ fn any_options() -> impl Strategy<Value = FramerOptions> {
         prop_oneof![Just(Profile::V1), Just(Profile::V2)],
         prop_oneof![Just(16usize), Just(200), Just(10 * 1024 * 1024)],
         prop_oneof![Just(BlankLines::Report), Just(BlankLines::Skip)],
+        prop_oneof![Just(NotJson::Report), Just(NotJson::Skip)],
+        prop_oneof![Just(InvalidUtf8::Replace), Just(InvalidUtf8::Report)],
     )
-        .prop_map(|(p, m, b)| options(p, m, b))
+        .prop_map(|(p, m, b, j, u)| FramerOptions {
+            not_json: j,
+            invalid_utf8: u,
+            ..options(p, m, b)
+        })
 }
 
 // --- generated JSON-RPC-ish values -----------------------------------------
@@ -291,6 +298,34 @@ proptest! {
         let whole = run(opts, &bytes, &[]);
         let every: Vec<usize> = (0..bytes.len()).collect();
         prop_assert_eq!(run(opts, &bytes, &every), whole);
+    }
+
+    /// Invalid UTF-8 in a key and in a string value: the message's text is
+    /// `String::from_utf8_lossy` of the line (what `Buffer#toString('utf8')`
+    /// gives; test/framing-fidelity.test.mjs checks the two agree), however
+    /// the line is cut; strict reports it instead.
+    #[test]
+    fn invalid_utf8_is_replaced(
+        key in prop::collection::vec(any::<u8>(), 0..12),
+        value in prop::collection::vec(any::<u8>(), 0..12),
+        cuts in prop::collection::vec(any::<usize>(), 0..4),
+        v2 in any::<bool>(),
+    ) {
+        // Bytes that are fine inside a JSON string once decoded.
+        let clean = |b: Vec<u8>| -> Vec<u8> { b.into_iter().filter(|&x| x >= 0x20 && x != b'"' && x != b'\\').collect() };
+        let (key, value) = (clean(key), clean(value));
+        let mut line = br#"{"jsonrpc":"2.0","method":"m","params":{"k"#.to_vec();
+        line.extend_from_slice(&key);
+        line.extend_from_slice(br#"":"v"#);
+        line.extend_from_slice(&value);
+        line.extend_from_slice(b"\"}}\n");
+        let profile = if v2 { Profile::V2 } else { Profile::V1 };
+        let lossy = String::from_utf8_lossy(&line[..line.len() - 1]).into_owned();
+        let seen = run(FramerOptions::for_profile(profile), &line, &cuts);
+        prop_assert_eq!(seen, vec![Seen::Message(lossy, MessageKind::Notification, true)]);
+        let strict = run(FramerOptions::strict(profile), &line, &cuts);
+        let valid = std::str::from_utf8(&line).is_ok();
+        prop_assert_eq!(matches!(&strict[..], [Seen::Error(e)] if e.kind.code() == "invalid-utf8"), !valid);
     }
 
     /// The sparse parse classifies as the full serde_json::Value does.

@@ -27,12 +27,25 @@
 //!   message is accepted exactly when the SDK's `JSONRPCMessageSchema`
 //!   accepts `JSON.parse(line)`.
 //!
-//! Line rules, as the SDK's `ReadBuffer`: split on `\n`, strip one trailing
-//! `\r`. Differences, on purpose: invalid UTF-8 is an error (the SDK would
-//! decode it to U+FFFD and go on), a line over the limit is skipped on its own
-//! (the SDK clears its whole buffer, losing the valid messages behind it, and
-//! its transports then close), and every bad line is reported (SDK 2.x drops
-//! malformed JSON silently).
+//! Line rules, as the SDK's `ReadBuffer` (`buffer.toString('utf8')`, split on
+//! `\n`, strip one trailing `\r`, `JSON.parse`, `JSONRPCMessageSchema`):
+//! * invalid UTF-8 is replaced with U+FFFD, as `Buffer#toString('utf8')` does
+//!   (maximal subparts, per the WHATWG decoder; `String::from_utf8_lossy`
+//!   implements the same rule). Only a line that fails validation takes that
+//!   path; valid UTF-8 is parsed where it lies;
+//! * a blank line or a line that is not JSON: reported under 1.x (the SDK's
+//!   `JSON.parse` throws) and skipped under 2.x (its `ReadBuffer` drops
+//!   `SyntaxError`s);
+//! * valid JSON that is not a JSON-RPC message: reported (both generations).
+//!
+//! [`FramerOptions::strict`] reports all of them instead (invalid UTF-8 as an
+//! error of its own). The size limit is the framer's own memory bound: a line
+//! over it is reported as soon as it crosses the limit and the rest of it is
+//! skipped. The SDK's rule is a different one (its `ReadBuffer.append` throws
+//! when the incomplete line held plus the new chunk exceed the limit, and
+//! the transport then closes); lib/stdio.cjs applies that rule before each
+//! push, with the same limit, so the framer's own limit is never reached
+//! through it.
 
 use std::fmt;
 
@@ -55,6 +68,25 @@ pub enum BlankLines {
     Skip,
 }
 
+/// What to do with a line that is not JSON (blank lines aside).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotJson {
+    /// Report it as [`FrameErrorKind::MalformedJson`] (SDK 1.x).
+    Report,
+    /// Skip it silently (SDK 2.x's `ReadBuffer` drops `SyntaxError`s).
+    Skip,
+}
+
+/// What to do with a line that is not valid UTF-8.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InvalidUtf8 {
+    /// Replace each maximal invalid subpart with U+FFFD and go on with the
+    /// line, exactly as `Buffer#toString('utf8')` does (both SDK generations).
+    Replace,
+    /// Report it as [`FrameErrorKind::InvalidUtf8`] (strict).
+    Report,
+}
+
 /// Framer settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FramerOptions {
@@ -63,19 +95,37 @@ pub struct FramerOptions {
     /// The largest line accepted, in bytes, not counting the `\n`.
     pub max_message_size: usize,
     pub blank_lines: BlankLines,
+    pub not_json: NotJson,
+    pub invalid_utf8: InvalidUtf8,
 }
 
 impl FramerOptions {
-    /// The stock SDK's behaviour for `profile`: 10 MiB; blank lines reported
-    /// by 1.x and skipped by 2.x.
+    /// The stock SDK's behaviour for `profile`: 10 MiB; invalid UTF-8
+    /// replaced; blank lines and lines that are not JSON reported by 1.x and
+    /// skipped by 2.x.
     pub fn for_profile(profile: Profile) -> Self {
+        let skip = profile == Profile::V2;
         FramerOptions {
             profile,
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
-            blank_lines: match profile {
-                Profile::V1 => BlankLines::Report,
-                Profile::V2 => BlankLines::Skip,
+            blank_lines: if skip {
+                BlankLines::Skip
+            } else {
+                BlankLines::Report
             },
+            not_json: if skip { NotJson::Skip } else { NotJson::Report },
+            invalid_utf8: InvalidUtf8::Replace,
+        }
+    }
+
+    /// Stricter than the SDK: every bad line is reported, invalid UTF-8
+    /// included (as an error of its own rather than U+FFFD).
+    pub fn strict(profile: Profile) -> Self {
+        FramerOptions {
+            blank_lines: BlankLines::Report,
+            not_json: NotJson::Report,
+            invalid_utf8: InvalidUtf8::Report,
+            ..FramerOptions::for_profile(profile)
         }
     }
 }
@@ -142,6 +192,11 @@ pub struct Message<'a> {
     /// Whether the message is valid under both SDK profiles. Only a result
     /// whose `result._meta` passes 2.x but not 1.x's stricter checks is not.
     pub valid_in_both: bool,
+    /// Whether the SDK's schema parse would return it changed, not just
+    /// `JSON.parse` of the line: the schema drops unknown keys of an `error`
+    /// object and (newer SDKs) of the related-task object in `_meta`.
+    /// Rare; the JavaScript side lets the SDK's own parse have it.
+    pub schema_strips: bool,
     /// What the classifier read (see the module docs): enough for the
     /// accessors below, not the whole message.
     sparse: &'a Sparse<'a>,
@@ -175,6 +230,12 @@ pub struct FrameError {
     /// 1-based line number.
     pub line: u64,
     pub kind: FrameErrorKind,
+    /// The line's text as the SDK decodes it (U+FFFD for invalid UTF-8,
+    /// without its `\n` but with a `\r` before it, which each SDK release
+    /// strips or not), for a blank line, malformed JSON and valid JSON that
+    /// is not JSON-RPC: JavaScript gives it to the SDK's own parse to get the
+    /// SDK's own error. `None` for the others.
+    pub text: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -238,7 +299,8 @@ impl std::error::Error for FrameError {}
 #[derive(Debug)]
 pub enum LineOutcome<'a> {
     Message(Message<'a>),
-    /// A blank line skipped under [`BlankLines::Skip`].
+    /// A blank line skipped under [`BlankLines::Skip`], or a line that is
+    /// not JSON under [`NotJson::Skip`].
     Skipped,
     Error(FrameError),
 }
@@ -415,6 +477,7 @@ impl Framer {
             kind: FrameErrorKind::TooLarge {
                 limit: self.options.max_message_size,
             },
+            text: None,
         };
         sink.line(&line, LineOutcome::Error(error));
     }
@@ -454,30 +517,45 @@ fn process_line<S: FrameSink + ?Sized>(
     mut line: Line,
     sink: &mut S,
 ) {
-    let error = |kind| FrameError {
+    let terminator = line.terminator;
+    let error = |kind, text: Option<&str>| FrameError {
         offset: line.offset,
         line: line.number,
         kind,
+        // With the `\r` that was stripped: SDK releases before 1.23 keep it.
+        text: text.map(|t| {
+            if terminator == 2 {
+                format!("{t}\r")
+            } else {
+                t.to_owned()
+            }
+        }),
     };
-    let text = match std::str::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(e) => {
-            let at = line.offset + e.valid_up_to() as u64;
-            sink.line(
-                &line,
-                LineOutcome::Error(error(FrameErrorKind::InvalidUtf8 { at })),
-            );
-            return;
-        }
+    // Valid UTF-8 (the usual case) is parsed where it lies; only a line that
+    // fails validation is decoded again, with replacement characters.
+    let text: Cow<'_, str> = match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(e) => match options.invalid_utf8 {
+            InvalidUtf8::Replace => String::from_utf8_lossy(bytes),
+            InvalidUtf8::Report => {
+                let at = line.offset + e.valid_up_to() as u64;
+                sink.line(
+                    &line,
+                    LineOutcome::Error(error(FrameErrorKind::InvalidUtf8 { at }, None)),
+                );
+                return;
+            }
+        },
     };
+    let text: &str = &text;
     if line.span.is_some() {
         // Only lines inside the chunk share a string with their neighbours
-        // and need their UTF-16 offsets.
+        // and need their UTF-16 offsets (of the decoded text).
         line.utf16_len = Some(utf16_len(text));
     }
     if is_blank(bytes) {
         let outcome = match options.blank_lines {
-            BlankLines::Report => LineOutcome::Error(error(FrameErrorKind::Blank)),
+            BlankLines::Report => LineOutcome::Error(error(FrameErrorKind::Blank, Some(text))),
             BlankLines::Skip => LineOutcome::Skipped,
         };
         sink.line(&line, outcome);
@@ -489,16 +567,23 @@ fn process_line<S: FrameSink + ?Sized>(
             text,
             kind,
             valid_in_both,
+            schema_strips: sparse.schema_strips(),
             sparse: &sparse,
         }),
+        Err(Inspect::Json { .. }) if options.not_json == NotJson::Skip => LineOutcome::Skipped,
         Err(Inspect::Json { column, detail }) => {
-            LineOutcome::Error(error(FrameErrorKind::MalformedJson {
-                at: line.offset + column as u64,
-                detail,
-            }))
+            // `column` is a byte position in `text`, which is `bytes` unless
+            // invalid UTF-8 was replaced (then it is approximate).
+            LineOutcome::Error(error(
+                FrameErrorKind::MalformedJson {
+                    at: line.offset + column.min(bytes.len()) as u64,
+                    detail,
+                },
+                Some(text),
+            ))
         }
         Err(Inspect::Rpc(reason)) => {
-            LineOutcome::Error(error(FrameErrorKind::NotJsonRpc { reason }))
+            LineOutcome::Error(error(FrameErrorKind::NotJsonRpc { reason }, Some(text)))
         }
     };
     sink.line(&line, outcome);
@@ -754,6 +839,8 @@ struct Task<'a> {
     /// `Leaf::Object` when it is an object (then `task_id` is read).
     kind: Leaf<'a>,
     task_id: Leaf<'a>,
+    /// It has keys other than `taskId` (which the schema drops).
+    extra: bool,
 }
 
 /// A `_meta`.
@@ -762,6 +849,8 @@ struct Meta<'a> {
     kind: Leaf<'a>,
     progress_token: Leaf<'a>,
     task: Task<'a>,
+    /// Other keys (kept by the schema: `_meta` is open).
+    extra: bool,
 }
 
 /// `result` or `params`: only their `_meta` matters.
@@ -769,6 +858,8 @@ struct Meta<'a> {
 struct WithMeta<'a> {
     kind: Leaf<'a>,
     meta: Meta<'a>,
+    /// Other keys (kept by the schema).
+    extra: bool,
 }
 
 /// `error`.
@@ -777,6 +868,9 @@ struct ErrorObject<'a> {
     kind: Leaf<'a>,
     code: Leaf<'a>,
     message: Leaf<'a>,
+    /// It has keys other than `code`, `message` and `data` (which the
+    /// schema drops).
+    extra: bool,
 }
 
 const F_JSONRPC: u8 = 1;
@@ -811,7 +905,9 @@ impl Sparse<'_> {
             task: Task {
                 kind: m.task.kind.into_owned(),
                 task_id: m.task.task_id.into_owned(),
+                extra: m.task.extra,
             },
+            extra: m.extra,
         };
         Sparse {
             not_object: self.not_object.into_owned(),
@@ -823,17 +919,34 @@ impl Sparse<'_> {
             result: WithMeta {
                 kind: self.result.kind.into_owned(),
                 meta: meta(self.result.meta),
+                extra: self.result.extra,
             },
             error: ErrorObject {
                 kind: self.error.kind.into_owned(),
                 code: self.error.code.into_owned(),
                 message: self.error.message.into_owned(),
+                extra: self.error.extra,
             },
             params: WithMeta {
                 kind: self.params.kind.into_owned(),
                 meta: meta(self.params.meta),
+                extra: self.params.extra,
             },
         }
+    }
+
+    /// Whether the SDK's schema parse drops keys of this (valid) message:
+    /// unknown keys of `error`, or of a related-task object in `_meta`.
+    fn schema_strips(&self) -> bool {
+        let task = |w: &WithMeta<'_>| {
+            w.kind == Leaf::Object
+                && w.meta.kind == Leaf::Object
+                && w.meta.task.kind == Leaf::Object
+                && w.meta.task.extra
+        };
+        (self.error.kind == Leaf::Object && self.error.extra)
+            || task(&self.params)
+            || task(&self.result)
     }
 }
 
@@ -1053,6 +1166,7 @@ impl<'de> Visitor<'de> for KeySeed {
             (Part::WithMeta, "_meta") => Some(0),
             (Part::Error, "code") => Some(0),
             (Part::Error, "message") => Some(1),
+            (Part::Error, "data") => Some(2),
             (Part::Meta, "progressToken") => Some(0),
             (Part::Meta, k) if k == RELATED_TASK_META_KEY => Some(1),
             (Part::Task, "taskId") => Some(0),
@@ -1095,6 +1209,7 @@ macro_rules! object_seed {
                     match key {
                         Some($field) => $body,
                         None => {
+                            $out.extra = true;
                             $map.next_value::<IgnoredAny>()?;
                         }
                     }
@@ -1115,11 +1230,13 @@ object_seed!(
 );
 
 object_seed!(ErrorSeed, ErrorObject, Part::Error, |map, out, field| {
-    let v = map.next_value_seed(LeafSeed)?;
-    if field == 0 {
-        out.code = v;
-    } else {
-        out.message = v;
+    match field {
+        0 => out.code = map.next_value_seed(LeafSeed)?,
+        1 => out.message = map.next_value_seed(LeafSeed)?,
+        // `data`: anything, kept by the schema.
+        _ => {
+            map.next_value::<IgnoredAny>()?;
+        }
     }
 });
 
@@ -1327,7 +1444,20 @@ mod tests {
         let pos = bytes.iter().position(|&b| b == 0xC3).unwrap();
         bytes[pos] = 0xFF;
         bytes.remove(pos + 1);
-        let out = frame(v1(), &[&bytes]);
+        // By default the \xFF line is U+FFFD, which is not JSON.
+        let lossy = frame(v1(), &[&bytes]);
+        assert_eq!(lossy.len(), 6, "{lossy:?}");
+        assert!(
+            matches!(
+                &lossy[4],
+                Err(FrameError {
+                    kind: FrameErrorKind::MalformedJson { .. },
+                    ..
+                })
+            ),
+            "{lossy:?}"
+        );
+        let out = frame(FramerOptions::strict(Profile::V1), &[&bytes]);
         assert_eq!(out.len(), 6, "{out:?}");
         assert_eq!(out[0], ok(REQ, MessageKind::Request));
         let second = REQ.len() as u64 + 1;
@@ -1354,6 +1484,133 @@ mod tests {
         let Err(e) = &out[4] else { panic!() };
         assert_eq!(e.kind, FrameErrorKind::InvalidUtf8 { at: e.offset });
         assert_eq!(out[5], ok(NOTE, MessageKind::Notification));
+    }
+
+    #[test]
+    fn invalid_utf8_is_replaced_as_buffer_to_string_does() {
+        // Each maximal invalid subpart becomes one U+FFFD (WHATWG), in a
+        // string value and in a key, in one chunk and cut inside a sequence.
+        let cases: [(&[u8], &str); 7] = [
+            (b"caf\xe9", "caf\u{FFFD}"),
+            (b"\xc3\x28", "\u{FFFD}("),
+            (b"\xe2\x82", "\u{FFFD}"),
+            (b"\xf0\x9f\x98", "\u{FFFD}"),
+            (b"\xed\xa0\x80", "\u{FFFD}\u{FFFD}\u{FFFD}"),
+            (b"\xc0\xaf", "\u{FFFD}\u{FFFD}"),
+            (b"\xf4\x90\x80\x80x", "\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}x"),
+        ];
+        for (bad, want) in cases {
+            let mut line = br#"{"jsonrpc":"2.0","method":"m","params":{"k"#.to_vec();
+            line.extend_from_slice(bad);
+            line.extend_from_slice(br#"":""#);
+            line.extend_from_slice(bad);
+            line.extend_from_slice(b"\"}}\n");
+            let text =
+                format!(r#"{{"jsonrpc":"2.0","method":"m","params":{{"k{want}":"{want}"}}}}"#);
+            assert_eq!(String::from_utf8_lossy(&line[..line.len() - 1]), text);
+            for profile in [Profile::V1, Profile::V2] {
+                let options = FramerOptions::for_profile(profile);
+                for cut in 0..=line.len() {
+                    let out = frame(options, &[&line[..cut], &line[cut..]]);
+                    assert_eq!(
+                        out,
+                        vec![ok(&text, MessageKind::Notification)],
+                        "{profile:?} cut {cut}"
+                    );
+                }
+                let out = frame(FramerOptions::strict(profile), &[&line]);
+                assert!(
+                    matches!(
+                        &out[..],
+                        [Err(FrameError {
+                            kind: FrameErrorKind::InvalidUtf8 { .. },
+                            ..
+                        })]
+                    ),
+                    "{out:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn not_json_skipped_under_2x_unless_strict() {
+        let stream = format!("{{oops\n\u{feff}{NOTE}\n\0\n\n{NOTE}\n[1]\n");
+        let v2 = frame(
+            FramerOptions::for_profile(Profile::V2),
+            &[stream.as_bytes()],
+        );
+        assert_eq!(v2.len(), 2, "{v2:?}");
+        assert_eq!(v2[0], ok(NOTE, MessageKind::Notification));
+        assert!(matches!(
+            &v2[1],
+            Err(FrameError {
+                kind: FrameErrorKind::NotJsonRpc { .. },
+                ..
+            })
+        ));
+        let codes = |out: &Out| -> Vec<&'static str> {
+            out.iter()
+                .map(|r| match r {
+                    Ok(_) => "message",
+                    Err(e) => e.kind.code(),
+                })
+                .collect()
+        };
+        let all = [
+            "malformed-json",
+            "malformed-json",
+            "malformed-json",
+            "blank-line",
+            "message",
+            "not-json-rpc",
+        ];
+        assert_eq!(codes(&frame(v1(), &[stream.as_bytes()])), all);
+        let strict = frame(FramerOptions::strict(Profile::V2), &[stream.as_bytes()]);
+        assert_eq!(codes(&strict), all);
+    }
+
+    #[test]
+    fn schema_strips() {
+        struct Strips(Vec<bool>);
+        impl FrameSink for Strips {
+            fn line(&mut self, _line: &Line, outcome: LineOutcome<'_>) {
+                if let LineOutcome::Message(m) = outcome {
+                    self.0.push(m.schema_strips);
+                }
+            }
+        }
+        let lines = [
+            (
+                r#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","data":{"x":1}}}"#,
+                false,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","extra":1}}"#,
+                true,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","method":"m","params":{"x":1,"_meta":{"y":2,"io.modelcontextprotocol/related-task":{"taskId":"t"}}}}"#,
+                false,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","method":"m","params":{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t","z":1}}}}"#,
+                true,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":2,"result":{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t","z":1}}}}"#,
+                true,
+            ),
+            (REQ, false),
+        ];
+        for profile in [Profile::V1, Profile::V2] {
+            let mut framer = Framer::new(FramerOptions::for_profile(profile));
+            let mut got = Strips(Vec::new());
+            for (line, _) in lines {
+                framer.push(format!("{line}\n").as_bytes(), &mut got);
+            }
+            assert_eq!(got.0, lines.map(|(_, want)| want), "{profile:?}");
+        }
     }
 
     #[test]

@@ -85,13 +85,13 @@ import type { DispatchStats, ProgressNotificationLike } from 'mcp-ordered-dispat
 export function lifecycle(client: Client): number {
   const late: ProgressNotificationLike[] = [];
   configure(client, { onLateProgress: (n) => late.push(n), maxTombstones: 64 });
-  install({ onLateProgress: (n) => void n.params.progress, framing: false }).framing.length;
+  install({ onLateProgress: (n) => void n.params.progress, framing: false, strict: true }).framing.length;
   const stats: DispatchStats | undefined = dispatchStats(client);
   return (stats?.late ?? 0) + (stats?.tokens.tombstones ?? 0) + late.length;
 }
 
 export function framing(chunk: Uint8Array): string[] {
-  const buffer = new NativeReadBuffer({ maxBufferSize: 1 << 20, sdk: 2, blankLines: 'skip' });
+  const buffer = new NativeReadBuffer({ maxBufferSize: 1 << 20, sdk: 2, blankLines: 'skip', strict: true });
   buffer.append(chunk);
   const out: string[] = [];
   try {
@@ -99,7 +99,7 @@ export function framing(chunk: Uint8Array): string[] {
   } catch (error) {
     if (error instanceof StdioFramingError) out.push(`${error.reason} at ${error.offset}`);
   }
-  const unpatch = patchStdioTransport(StdioClientTransport, { sdk: 1 });
+  const unpatch = patchStdioTransport(StdioClientTransport, { sdk: 1, strict: false });
   if (isStdioPatched(StdioClientTransport)) unpatch();
   const tokens = new ProgressTokens(8);
   tokens.issue(1);
