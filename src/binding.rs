@@ -19,11 +19,24 @@
 //!   thrown JavaScript `Error`, never an abort.
 //!
 //! Memory: the callbacks are held by the `Dispatcher` JavaScript object itself
-//! (a non-enumerable symbol-keyed array), and the native side only keeps weak
-//! references to them. A user callback that closes over its own dispatcher (the
-//! usual case) therefore does not create an uncollectable cycle through a
-//! strong `napi_ref` root. Weak references are safe to read in every method,
-//! because the receiver — which keeps the callbacks alive — is on the stack.
+//! (a non-enumerable, read-only, symbol-keyed property holding a frozen
+//! array), and the native side only keeps weak references to them. A user
+//! callback that closes over its own dispatcher (the usual case) therefore
+//! does not create an uncollectable cycle through a strong `napi_ref` root.
+//! The weak references are alive in every method, because the receiver —
+//! which keeps the callbacks alive and cannot let go of them — is on the
+//! stack (and `callback()` still checks for an empty one).
+//!
+//! JavaScript inside native calls (issue 15): the binding builds its arrays
+//! (the callback table, a queued `[message, extra]`) by defining their
+//! elements ([`define_values`]), never with `napi_set_element`, whose
+//! `[[Set]]` would run an accessor JavaScript installed on `Array.prototype`.
+//! The JavaScript that does run inside `dispatch` — getters of the message
+//! while it is classified, the callbacks, a promise's `then` — runs with no
+//! `RefCell` borrow held and nothing borrowed from JavaScript memory, and
+//! every method takes `&self`, so it may re-enter the dispatcher freely (a
+//! re-entrant `dispatch` is queued, see `core::queue`). The `pending` getter
+//! checks its receiver (see `crate::receiver`).
 
 use std::cell::RefCell;
 use std::ffi::{c_char, c_void, CString};

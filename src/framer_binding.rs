@@ -358,10 +358,13 @@ fn chunk_bytes<'a>(env: sys::napi_env, chunk: sys::napi_value) -> Result<Cow<'a,
         return Ok(Cow::Borrowed(&[]));
     }
     // SAFETY: `data` points to `len` bytes of the chunk's backing store,
-    // which V8 never moves. The chunk is an argument of the running call, so
-    // its buffer cannot be collected before the call returns, and no
-    // JavaScript runs until then (see the module docs), so nothing can detach
-    // or transfer it (which would free the bytes) while the slice lives.
+    // off the V8 heap (asking for the buffer, as above, moves a small array's
+    // data there), where V8 never moves it. The chunk is an argument of the
+    // running call, so its buffer cannot be collected before the call
+    // returns; and no JavaScript runs until then (see the module docs), so
+    // nothing can detach or transfer it (which would free the bytes) while
+    // the slice lives. Only another thread could write it, through a
+    // SharedArrayBuffer: that case is copied below.
     let bytes = unsafe { std::slice::from_raw_parts(data as *const u8, len) };
     // A SharedArrayBuffer (`napi_is_arraybuffer` is false for one) can be
     // written by another thread at any time: frame a private copy.
@@ -500,6 +503,11 @@ fn push_decimal(out: &mut Vec<u8>, mut n: usize) {
     out.extend_from_slice(&digits[i..]);
 }
 
+/// Index names for the usual result arrays (no allocation).
+const SMALL_NAMES: [&std::ffi::CStr; 12] = [
+    c"0", c"1", c"2", c"3", c"4", c"5", c"6", c"7", c"8", c"9", c"10", c"11",
+];
+
 /// `[first, ...rest]` as a new array whose elements are own data properties
 /// defined with `napi_define_properties`: unlike `napi_set_element` (a
 /// `[[Set]]`, which finds and calls an accessor that JavaScript installed on
@@ -510,43 +518,51 @@ fn define_array(
     rest: &[sys::napi_value],
 ) -> Result<sys::napi_value> {
     let len = first.len() + rest.len();
-    // The index names, NUL-terminated, one after the other.
-    let mut names = Vec::with_capacity(len * 4);
-    let mut starts = Vec::with_capacity(len);
-    for i in 0..len {
+    // The names of indices past SMALL_NAMES, NUL-terminated, one after the
+    // other (not changed again once the descriptors point into them).
+    let mut names = Vec::new();
+    let mut starts = Vec::new();
+    for i in SMALL_NAMES.len()..len {
         starts.push(names.len());
         push_decimal(&mut names, i);
         names.push(0);
     }
-    let descriptors: Vec<sys::napi_property_descriptor> = first
-        .iter()
-        .chain(rest)
-        .zip(&starts)
-        .map(|(&value, &start)| sys::napi_property_descriptor {
-            // SAFETY (of the pointer): `names` is not changed again and
-            // outlives the `napi_define_properties` call below.
-            utf8name: names[start..].as_ptr().cast(),
-            name: ptr::null_mut(),
-            method: None,
-            getter: None,
-            setter: None,
-            value,
-            // As an element an array literal makes.
-            attributes: sys::PropertyAttributes::writable
-                | sys::PropertyAttributes::enumerable
-                | sys::PropertyAttributes::configurable,
-            data: ptr::null_mut(),
-        })
-        .collect();
+    let name = |i: usize| -> *const std::ffi::c_char {
+        match SMALL_NAMES.get(i) {
+            Some(n) => n.as_ptr(),
+            None => names[starts[i - SMALL_NAMES.len()]..].as_ptr().cast(),
+        }
+    };
+    let descriptor = |i: usize, value: sys::napi_value| sys::napi_property_descriptor {
+        utf8name: name(i),
+        name: ptr::null_mut(),
+        method: None,
+        getter: None,
+        setter: None,
+        value,
+        // As an element an array literal makes.
+        attributes: sys::PropertyAttributes::writable
+            | sys::PropertyAttributes::enumerable
+            | sys::PropertyAttributes::configurable,
+        data: ptr::null_mut(),
+    };
     let mut array = ptr::null_mut();
     check(
         unsafe { sys::napi_create_array_with_length(env, len, &mut array) },
         "creating the result array",
     )?;
-    check(
-        unsafe { sys::napi_define_properties(env, array, descriptors.len(), descriptors.as_ptr()) },
-        "filling the result array",
-    )?;
+    let values = first.iter().chain(rest).copied();
+    let status = if len <= SMALL_NAMES.len() {
+        let mut small = [descriptor(0, ptr::null_mut()); SMALL_NAMES.len()];
+        for (i, value) in values.enumerate() {
+            small[i] = descriptor(i, value);
+        }
+        unsafe { sys::napi_define_properties(env, array, len, small.as_ptr()) }
+    } else {
+        let all: Vec<_> = values.enumerate().map(|(i, v)| descriptor(i, v)).collect();
+        unsafe { sys::napi_define_properties(env, array, len, all.as_ptr()) }
+    };
+    check(status, "filling the result array")?;
     Ok(array)
 }
 
