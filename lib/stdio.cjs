@@ -101,6 +101,30 @@ function framerLimit(max) {
  *            blankLines?: 'report' | 'skip' (default: 1.x reports, 2.x skips, as the SDK) }
  */
 class NativeReadBuffer {
+  // Fields, not assignments in the constructor: defined on the instance, so
+  // that no accessor on Object.prototype sees or takes them.
+  // The last push's result (see src/framer_binding.rs): `_count` entries
+  // [code, s, start, end] in the Int32Array `_meta`, which the framer reuses
+  // for its next push.
+  _out = undefined;
+  _meta = undefined;
+  _count = 0;
+  _next = 0;
+  // The chunk's messages parsed at once (out[2] is their JSON array text).
+  _batch = undefined;
+  _ordinal = 0;
+  // Entries of earlier pushes not read before the next append (rare): a
+  // linked list { head, tail } of { item, next } nodes (object literals, not
+  // an array: no Array.prototype accessor can take an entry), or null.
+  _backlog = null;
+  _maxBufferSize = DEFAULT_MAX_BUFFER_SIZE;
+  _framer = undefined;
+  _reference = undefined;
+  _referenceBuffer = undefined;
+  _verify = false;
+  _sdk = 1;
+  _strict = false;
+
   constructor(options = {}) {
     this._maxBufferSize = options.maxBufferSize ?? DEFAULT_MAX_BUFFER_SIZE;
     this._framer = new native.StdioFramer({
@@ -112,23 +136,11 @@ class NativeReadBuffer {
     // The stock ReadBuffer class this one replaces, if any: it parses the
     // rare message whose schema parse drops keys (code bit 16).
     this._reference = typeof options.reference === 'function' ? options.reference : undefined;
-    this._referenceBuffer = undefined;
     // The SDK release's schemas differ from the framer's (see
     // schemasDiffer()): error responses go through the SDK's own parse too.
     this._verify = options.verify === true && this._reference !== undefined;
     this._sdk = options.sdk ?? 1;
     this._strict = options.strict === true;
-    // The last push's result (see src/framer_binding.rs): `_count` entries
-    // [code, s, start, end] in the reused Int32Array `_meta`.
-    this._out = undefined;
-    this._meta = undefined;
-    this._count = 0;
-    this._next = 0;
-    // The chunk's messages parsed at once (out[2] is their JSON array text).
-    this._batch = undefined;
-    this._ordinal = 0;
-    // Entries of an earlier push not read before the next append (rare).
-    this._backlog = null;
   }
 
   // The SDK's rule, at the SDK's point (see the top of this file): the
@@ -195,6 +207,12 @@ class NativeReadBuffer {
 
   readMessage() {
     if (this._backlog !== null) return this._readBacklog();
+    return this._readCurrent();
+  }
+
+  // The next entry of the last push (null when all are read). Throws the
+  // entry's StdioFramingError for a bad line.
+  _readCurrent() {
     const count = this._count;
     if (this._next >= count) return null;
     const meta = this._meta;
@@ -234,7 +252,9 @@ class NativeReadBuffer {
       this._next = 0;
     }
     if (error !== undefined) throw error;
-    if (message === null) return this.readMessage();
+    // A line the SDK drops (2.x, not JSON): the next entry of this push
+    // (never the backlog, which _stash() may be filling from here).
+    if (message === null) return this._readCurrent();
     handoff.message = code > 0 && code < 8 ? message : undefined;
     handoff.code = code;
     return message;
@@ -251,19 +271,24 @@ class NativeReadBuffer {
     this._backlog = null;
   }
 
-  // append() came before every entry was read: keep the rest (messages and
-  // errors) before the entries array is reused.
+  // append() came before every entry was read: move the rest of the last
+  // push's entries (messages and errors) to the end of the backlog, behind
+  // what it already holds, before the entries array is reused. Reads the
+  // entries with _readCurrent(), never readMessage(), which would take them
+  // from the backlog being filled (and never end).
   _stash() {
-    const backlog = this._backlog ?? { items: [], head: 0 };
+    let backlog = this._backlog;
     while (this._next < this._count) {
-      let item;
+      let node;
       try {
-        const message = this.readMessage();
-        item = { message, code: handoff.code };
+        const message = this._readCurrent();
+        if (message === null) break; // the rest were lines the SDK drops
+        node = { item: { message, code: handoff.code, error: undefined }, next: null };
       } catch (error) {
-        item = { error };
+        node = { item: { message: undefined, code: 0, error }, next: null };
       }
-      backlog.items.push(item);
+      if (backlog === null) backlog = { head: node, tail: node };
+      else backlog.tail = backlog.tail.next = node;
     }
     handoff.message = undefined;
     this._backlog = backlog;
@@ -271,9 +296,10 @@ class NativeReadBuffer {
 
   _readBacklog() {
     const backlog = this._backlog;
-    const item = backlog.items[backlog.head++];
-    if (backlog.head >= backlog.items.length) this._backlog = null;
-    if (item.error) throw item.error;
+    const { item, next } = backlog.head;
+    if (next === null) this._backlog = null;
+    else backlog.head = next;
+    if (item.error !== undefined) throw item.error;
     handoff.message = item.code < 8 ? item.message : undefined;
     handoff.code = item.code;
     return item.message;

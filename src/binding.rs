@@ -19,11 +19,24 @@
 //!   thrown JavaScript `Error`, never an abort.
 //!
 //! Memory: the callbacks are held by the `Dispatcher` JavaScript object itself
-//! (a non-enumerable symbol-keyed array), and the native side only keeps weak
-//! references to them. A user callback that closes over its own dispatcher (the
-//! usual case) therefore does not create an uncollectable cycle through a
-//! strong `napi_ref` root. Weak references are safe to read in every method,
-//! because the receiver — which keeps the callbacks alive — is on the stack.
+//! (a non-enumerable, read-only, symbol-keyed property holding a frozen
+//! array), and the native side only keeps weak references to them. A user
+//! callback that closes over its own dispatcher (the usual case) therefore
+//! does not create an uncollectable cycle through a strong `napi_ref` root.
+//! The weak references are alive in every method, because the receiver —
+//! which keeps the callbacks alive and cannot let go of them — is on the
+//! stack (and `callback()` still checks for an empty one).
+//!
+//! JavaScript inside native calls (issue 15): the binding builds its arrays
+//! (the callback table, a queued `[message, extra]`) by defining their
+//! elements ([`define_values`]), never with `napi_set_element`, whose
+//! `[[Set]]` would run an accessor JavaScript installed on `Array.prototype`.
+//! The JavaScript that does run inside `dispatch` — getters of the message
+//! while it is classified, the callbacks, a promise's `then` — runs with no
+//! `RefCell` borrow held and nothing borrowed from JavaScript memory, and
+//! every method takes `&self`, so it may re-enter the dispatcher freely (a
+//! re-entrant `dispatch` is queued, see `core::queue`). The `pending` getter
+//! checks its receiver (see `crate::receiver`).
 
 use std::cell::RefCell;
 use std::ffi::{c_char, c_void, CString};
@@ -41,6 +54,7 @@ use crate::core::{
     classify, run_ordered, Classification, Counters, Delivered, JsonView, Kind, OrderedQueue,
     Profile, ViewError,
 };
+use crate::receiver::{self, run_accessor, Accessor, DISPATCHER};
 
 const OK: sys::napi_status = sys::Status::napi_ok;
 const PENDING: sys::napi_status = sys::Status::napi_pending_exception;
@@ -690,6 +704,47 @@ fn make_rejection_handlers(
 }
 
 // ---------------------------------------------------------------------------
+// arrays without [[Set]]
+
+/// A new array of `values`, its elements defined with `napi_define_properties`
+/// (own data properties): unlike `napi_set_element`, a `[[Set]]` that calls
+/// an accessor JavaScript installed on `Array.prototype` for a missing index,
+/// this runs no JavaScript.
+fn define_values(env: sys::napi_env, values: &[sys::napi_value]) -> Result<sys::napi_value> {
+    const NAMES: [&std::ffi::CStr; 9] = [c"0", c"1", c"2", c"3", c"4", c"5", c"6", c"7", c"8"];
+    assert!(
+        values.len() <= NAMES.len(),
+        "define_values: too many values"
+    );
+    let mut descriptors = [sys::napi_property_descriptor {
+        utf8name: ptr::null(),
+        name: ptr::null_mut(),
+        method: None,
+        getter: None,
+        setter: None,
+        value: ptr::null_mut(),
+        attributes: sys::PropertyAttributes::writable
+            | sys::PropertyAttributes::enumerable
+            | sys::PropertyAttributes::configurable,
+        data: ptr::null_mut(),
+    }; NAMES.len()];
+    for ((d, name), value) in descriptors.iter_mut().zip(NAMES).zip(values) {
+        d.utf8name = name.as_ptr();
+        d.value = *value;
+    }
+    let mut array = ptr::null_mut();
+    check(
+        unsafe { sys::napi_create_array_with_length(env, values.len(), &mut array) },
+        "creating an array",
+    )?;
+    check(
+        unsafe { sys::napi_define_properties(env, array, values.len(), descriptors.as_ptr()) },
+        "filling an array",
+    )?;
+    Ok(array)
+}
+
+// ---------------------------------------------------------------------------
 // Dispatcher
 
 /// A message (and its `extra`) waiting for the current callback to return:
@@ -782,18 +837,14 @@ impl Dispatcher {
         let handlers = make_rejection_handlers(env, &counters, fns[ON_ERROR])?;
         fns[5..].copy_from_slice(&handlers);
 
-        // Anchor everything on `this` (non-enumerable, read-only, symbol key).
-        let mut anchor = ptr::null_mut();
+        // Anchor everything on `this` (non-enumerable, read-only, symbol key),
+        // in a frozen array whose elements are defined, not assigned (no
+        // `Array.prototype` setter can take a callback away).
+        let anchor = define_values(env, &fns)?;
         check(
-            unsafe { sys::napi_create_array_with_length(env, fns.len(), &mut anchor) },
-            "creating the callback table",
+            unsafe { sys::napi_object_freeze(env, anchor) },
+            "freezing the callback table",
         )?;
-        for (i, f) in fns.iter().enumerate() {
-            check(
-                unsafe { sys::napi_set_element(env, anchor, i as u32, *f) },
-                "filling the callback table",
-            )?;
-        }
         let mut key = ptr::null_mut();
         check(
             unsafe {
@@ -827,6 +878,8 @@ impl Dispatcher {
                 "referencing a callback",
             )?;
         }
+        // Last: nothing can fail after `this` is tagged (napi-rs wraps it next).
+        receiver::tag_instance(env, this.object.raw(), &DISPATCHER)?;
         let mut callbacks = [ptr::null_mut(); 5];
         callbacks.copy_from_slice(&refs[..5]);
         let mut rejection_handlers = [ptr::null_mut(); 4];
@@ -990,18 +1043,6 @@ impl Dispatcher {
         })
     }
 
-    /// Messages queued by re-entrant delivery and not yet dispatched.
-    #[napi(getter)]
-    pub fn pending(&self) -> Result<u32> {
-        guarded("pending", || {
-            let q = self
-                .queue
-                .try_borrow()
-                .map_err(|_| Error::from_reason("mcp-ordered-dispatch: queue busy"))?;
-            Ok(q.len() as u32)
-        })
-    }
-
     /// Counters since construction.
     #[napi]
     pub fn stats(&self) -> Result<DispatcherStats> {
@@ -1063,13 +1104,12 @@ impl Dispatcher {
         extra: sys::napi_value,
         class: Routed,
     ) -> Queued {
-        let mut holder = ptr::null_mut();
+        // `[message, extra]`, defined rather than assigned: no JavaScript runs
+        // (an `Array.prototype[0]` setter cannot swallow the message).
         let mut r = ptr::null_mut();
-        let ok = unsafe {
-            sys::napi_create_array_with_length(env, 2, &mut holder) == OK
-                && sys::napi_set_element(env, holder, 0, message) == OK
-                && sys::napi_set_element(env, holder, 1, extra) == OK
-                && sys::napi_create_reference(env, holder, 1, &mut r) == OK
+        let ok = match define_values(env, &[message, extra]) {
+            Ok(holder) => unsafe { sys::napi_create_reference(env, holder, 1, &mut r) == OK },
+            Err(_) => false,
         };
         if !ok {
             // Caught by `guarded`: the re-entrant dispatch() call throws.
@@ -1080,7 +1120,8 @@ impl Dispatcher {
         Queued { holder: r, class }
     }
 
-    /// Reads the queued `[message, extra]` and releases the reference.
+    /// Reads the queued `[message, extra]` and releases the reference. Its
+    /// elements are own data properties, so reading them runs no JavaScript.
     fn take(
         &self,
         env: sys::napi_env,
@@ -1216,6 +1257,37 @@ impl Drop for Dispatcher {
             }
         }
     }
+}
+
+/// The accessors, defined by `crate::receiver::init`.
+pub(crate) const ACCESSORS: [Accessor; 1] = [Accessor {
+    name: c"pending",
+    getter: Some(get_pending),
+    setter: None,
+}];
+
+/// `dispatcher.pending`: messages queued by re-entrant delivery and not yet
+/// dispatched.
+unsafe extern "C" fn get_pending(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+) -> sys::napi_value {
+    const WHAT: &str = "Dispatcher.pending";
+    run_accessor(env, info, WHAT, |env, this, _| {
+        // SAFETY: `Dispatcher` is what napi-rs wraps into this class.
+        let d = unsafe { receiver::instance::<Dispatcher>(env, this, &DISPATCHER, WHAT)? };
+        let pending = d
+            .queue
+            .try_borrow()
+            .map_err(|_| Error::from_reason("mcp-ordered-dispatch: queue busy"))?
+            .len() as u32;
+        let mut v = ptr::null_mut();
+        check(
+            unsafe { sys::napi_create_uint32(env, pending, &mut v) },
+            "creating a number",
+        )?;
+        Ok(v)
+    })
 }
 
 /// The result of `classify()` for an invalid message.

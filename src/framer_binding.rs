@@ -28,14 +28,32 @@
 //!
 //! Every line has been validated (UTF-8, JSON, JSON-RPC shape) and classified
 //! in Rust before it reaches JavaScript.
+//!
+//! Memory safety (issue 15): no JavaScript runs inside `push` or `clear`.
+//! The result array is built with `napi_define_properties` (a data property
+//! definition, which never consults `Array.prototype`), not with
+//! `napi_set_element` (a `[[Set]]`, which runs any setter an
+//! `Array.prototype[i]` accessor installs); everything else `push` calls only
+//! creates strings, numbers and arrays. So the chunk's bytes, borrowed for
+//! the call, cannot be detached or freed under it, and `push` cannot be
+//! re-entered; the `RefCell` around the state turns a re-entry that would
+//! still happen into a thrown error rather than two live `&mut`. The entries
+//! `Int32Array` is JavaScript's to detach between calls, so its data pointer
+//! is read again on every push, never kept. The framer's own buffer is
+//! reported to V8 (`napi_adjust_external_memory`), so that garbage framers
+//! get collected.
 
+use std::borrow::Cow;
+use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
 
-use napi::bindgen_prelude::{Env, JsValue, Unknown};
+use napi::bindgen_prelude::{Env, JsValue, This, Unknown};
 use napi::sys;
 use napi::{Error, Result, Status};
 use napi_derive::napi;
+
+use crate::receiver::{self, instance, run_accessor, Accessor, STDIO_FRAMER};
 
 use crate::core::framer::{
     utf16_len, BlankLines, FrameError, FrameSink, Framer, FramerOptions, Line, LineOutcome,
@@ -321,8 +339,9 @@ fn read_options(env: sys::napi_env, options: sys::napi_value) -> Result<FramerOp
     Ok(o)
 }
 
-/// The bytes of a Buffer / Uint8Array argument.
-fn chunk_bytes<'a>(env: sys::napi_env, chunk: sys::napi_value) -> Result<&'a [u8]> {
+/// The bytes of a Buffer / Uint8Array argument: borrowed, or copied when
+/// they live in a `SharedArrayBuffer`.
+fn chunk_bytes<'a>(env: sys::napi_env, chunk: sys::napi_value) -> Result<Cow<'a, [u8]>> {
     let mut is_typed = false;
     unsafe { sys::napi_is_typedarray(env, chunk, &mut is_typed) };
     if !is_typed {
@@ -331,6 +350,7 @@ fn chunk_bytes<'a>(env: sys::napi_env, chunk: sys::napi_value) -> Result<&'a [u8
     let mut kind = 0;
     let mut len = 0usize;
     let mut data = ptr::null_mut();
+    let mut buffer = ptr::null_mut();
     check(
         unsafe {
             sys::napi_get_typedarray_info(
@@ -339,7 +359,7 @@ fn chunk_bytes<'a>(env: sys::napi_env, chunk: sys::napi_value) -> Result<&'a [u8
                 &mut kind,
                 &mut len,
                 &mut data,
-                ptr::null_mut(),
+                &mut buffer,
                 ptr::null_mut(),
             )
         },
@@ -349,11 +369,27 @@ fn chunk_bytes<'a>(env: sys::napi_env, chunk: sys::napi_value) -> Result<&'a [u8
         return type_error("StdioFramer.push(chunk): chunk must be a Buffer or Uint8Array");
     }
     if len == 0 || data.is_null() {
-        return Ok(&[]);
+        // Empty, or its buffer was detached (a detached view has length 0).
+        return Ok(Cow::Borrowed(&[]));
     }
-    // SAFETY: the typed array is an argument of the running call, so it (and
-    // its off-heap backing store, which V8 never moves) outlives this slice.
-    Ok(unsafe { std::slice::from_raw_parts(data as *const u8, len) })
+    // SAFETY: `data` points to `len` bytes of the chunk's backing store,
+    // off the V8 heap (asking for the buffer, as above, moves a small array's
+    // data there), where V8 never moves it. The chunk is an argument of the
+    // running call, so its buffer cannot be collected before the call
+    // returns; and no JavaScript runs until then (see the module docs), so
+    // nothing can detach or transfer it (which would free the bytes) while
+    // the slice lives. Only another thread could write it, through a
+    // SharedArrayBuffer: that case is copied below.
+    let bytes = unsafe { std::slice::from_raw_parts(data as *const u8, len) };
+    // A SharedArrayBuffer (`napi_is_arraybuffer` is false for one) can be
+    // written by another thread at any time: frame a private copy.
+    let mut plain = false;
+    unsafe { sys::napi_is_arraybuffer(env, buffer, &mut plain) };
+    if plain {
+        Ok(Cow::Borrowed(bytes))
+    } else {
+        Ok(Cow::Owned(bytes.to_vec()))
+    }
 }
 
 fn kind_code(kind: MessageKind) -> i32 {
@@ -369,11 +405,12 @@ fn kind_code(kind: MessageKind) -> i32 {
 /// rather than a copy into the batch.
 const BATCH_MAX_COPY: usize = 64 * 1024;
 
-/// Collects one push's lines into `meta`, the batch and the `out` array.
+/// Collects one push's lines into `meta`, the batch and the values of
+/// `out[3..]`.
 struct JsSink {
     env: sys::napi_env,
-    out: sys::napi_value,
-    out_len: u32,
+    /// `out[3..]`: strings and numbers, alive in the call's handle scope.
+    values: Vec<sys::napi_value>,
     meta: Vec<i32>,
     /// The messages, as the text of one JSON array, and its UTF-16 length.
     batch: Vec<u8>,
@@ -381,12 +418,14 @@ struct JsSink {
     failure: Option<Error>,
 }
 
+/// The first index of `out` after the entries, the count and the batch.
+const FIRST_VALUE: usize = 3;
+
 impl JsSink {
     fn new(env: sys::napi_env) -> Self {
         JsSink {
             env,
-            out: ptr::null_mut(),
-            out_len: 0,
+            values: Vec::new(),
             meta: Vec::new(),
             batch: Vec::new(),
             batch_units: 0,
@@ -394,27 +433,14 @@ impl JsSink {
         }
     }
 
-    fn ensure_out(&mut self) -> Result<()> {
-        if self.out.is_null() {
-            check(
-                unsafe { sys::napi_create_array(self.env, &mut self.out) },
-                "creating the result array",
-            )?;
-            // 0: entries, 1: count, 2: the batch (when there is one).
-            self.out_len = 3;
-        }
-        Ok(())
-    }
-
+    /// Adds a value to `out` and returns its index.
     fn append(&mut self, value: sys::napi_value) -> Result<u32> {
-        self.ensure_out()?;
-        let index = self.out_len;
-        check(
-            unsafe { sys::napi_set_element(self.env, self.out, index, value) },
-            "filling the result array",
-        )?;
-        self.out_len += 1;
-        Ok(index)
+        let index = FIRST_VALUE + self.values.len();
+        if index > i32::MAX as usize {
+            return type_error("StdioFramer.push(chunk): too many lines in one chunk");
+        }
+        self.values.push(value);
+        Ok(index as u32)
     }
 
     fn error(&mut self, error: &FrameError) -> Result<()> {
@@ -475,19 +501,94 @@ impl JsSink {
         Ok(())
     }
 
-    /// Puts the batch in `out[2]`.
-    fn finish(&mut self) -> Result<()> {
+    /// The batch string (`out[2]`), or `undefined` when no message went into it.
+    fn batch_string(&mut self) -> Result<sys::napi_value> {
         if self.batch.is_empty() {
-            return Ok(());
+            let mut undefined = ptr::null_mut();
+            unsafe { sys::napi_get_undefined(self.env, &mut undefined) };
+            return Ok(undefined);
         }
         self.batch.push(b']');
-        self.ensure_out()?;
-        let s = text_string(self.env, &self.batch)?;
-        check(
-            unsafe { sys::napi_set_element(self.env, self.out, 2, s) },
-            "filling the result array",
-        )
+        text_string(self.env, &self.batch)
     }
+}
+
+/// Appends the decimal digits of `n`.
+fn push_decimal(out: &mut Vec<u8>, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
+}
+
+/// Index names for the usual result arrays (no allocation).
+const SMALL_NAMES: [&std::ffi::CStr; 12] = [
+    c"0", c"1", c"2", c"3", c"4", c"5", c"6", c"7", c"8", c"9", c"10", c"11",
+];
+
+/// `[first, ...rest]` as a new array whose elements are own data properties
+/// defined with `napi_define_properties`: unlike `napi_set_element` (a
+/// `[[Set]]`, which finds and calls an accessor that JavaScript installed on
+/// `Array.prototype` for a missing index), defining runs no JavaScript.
+fn define_array(
+    env: sys::napi_env,
+    first: &[sys::napi_value],
+    rest: &[sys::napi_value],
+) -> Result<sys::napi_value> {
+    let len = first.len() + rest.len();
+    // The names of indices past SMALL_NAMES, NUL-terminated, one after the
+    // other (not changed again once the descriptors point into them).
+    let mut names = Vec::new();
+    let mut starts = Vec::new();
+    for i in SMALL_NAMES.len()..len {
+        starts.push(names.len());
+        push_decimal(&mut names, i);
+        names.push(0);
+    }
+    let name = |i: usize| -> *const std::ffi::c_char {
+        match SMALL_NAMES.get(i) {
+            Some(n) => n.as_ptr(),
+            None => names[starts[i - SMALL_NAMES.len()]..].as_ptr().cast(),
+        }
+    };
+    let descriptor = |i: usize, value: sys::napi_value| sys::napi_property_descriptor {
+        utf8name: name(i),
+        name: ptr::null_mut(),
+        method: None,
+        getter: None,
+        setter: None,
+        value,
+        // As an element an array literal makes.
+        attributes: sys::PropertyAttributes::writable
+            | sys::PropertyAttributes::enumerable
+            | sys::PropertyAttributes::configurable,
+        data: ptr::null_mut(),
+    };
+    let mut array = ptr::null_mut();
+    check(
+        unsafe { sys::napi_create_array_with_length(env, len, &mut array) },
+        "creating the result array",
+    )?;
+    let values = first.iter().chain(rest).copied();
+    let status = if len <= SMALL_NAMES.len() {
+        let mut small = [descriptor(0, ptr::null_mut()); SMALL_NAMES.len()];
+        for (i, value) in values.enumerate() {
+            small[i] = descriptor(i, value);
+        }
+        unsafe { sys::napi_define_properties(env, array, len, small.as_ptr()) }
+    } else {
+        let all: Vec<_> = values.enumerate().map(|(i, v)| descriptor(i, v)).collect();
+        unsafe { sys::napi_define_properties(env, array, len, all.as_ptr()) }
+    };
+    check(status, "filling the result array")?;
+    Ok(array)
 }
 
 impl FrameSink for JsSink {
@@ -504,151 +605,265 @@ impl FrameSink for JsSink {
 /// Frames a newline-delimited JSON-RPC byte stream (see the module docs).
 #[napi]
 pub struct StdioFramer {
-    framer: Framer,
     env: sys::napi_env,
-    /// The reused `Int32Array` of entries, its data and capacity (in i32s).
+    /// Borrowed mutably only inside `push` and `clear`, which run no
+    /// JavaScript; a failed borrow means a re-entry, and throws.
+    state: RefCell<State>,
+}
+
+struct State {
+    framer: Framer,
+    /// The reused entries `Int32Array` (its data pointer is read again on
+    /// every use: JavaScript may detach it between calls).
     meta_ref: sys::napi_ref,
-    meta_data: *mut i32,
-    meta_cap: usize,
+    /// Bytes reported to V8 with `napi_adjust_external_memory`.
+    reported: usize,
 }
 
 #[napi]
 impl StdioFramer {
     /// `new StdioFramer({ sdk?: 1 | 2, maxMessageSize?: number, blankLines?: 'report' | 'skip', strict?: boolean })`
     #[napi(constructor)]
-    pub fn new(env: Env, options: Unknown) -> Result<Self> {
-        let (env, options) = (env.raw(), options.raw());
+    pub fn new(env: Env, this: This, options: Unknown) -> Result<Self> {
+        let (env, this, options) = (env.raw(), this.object.raw(), options.raw());
         guarded("new StdioFramer()", || {
+            // Reading the options may run getters: before anything is held.
             let options = read_options(env, options)?;
+            receiver::tag_instance(env, this, &STDIO_FRAMER)?;
             Ok(StdioFramer {
-                framer: Framer::new(options),
                 env,
-                meta_ref: ptr::null_mut(),
-                meta_data: ptr::null_mut(),
-                meta_cap: 0,
+                state: RefCell::new(State {
+                    framer: Framer::new(options),
+                    meta_ref: ptr::null_mut(),
+                    reported: 0,
+                }),
             })
         })
     }
 
     /// Frames `chunk`; see the module docs for the result.
     #[napi]
-    pub fn push(&mut self, env: Env, chunk: Unknown) -> Result<sys::napi_value> {
+    pub fn push(&self, env: Env, chunk: Unknown) -> Result<sys::napi_value> {
         let (env, chunk) = (env.raw(), chunk.raw());
         guarded("StdioFramer.push()", || {
+            let mut state = self.borrow_state("push")?;
             let bytes = chunk_bytes(env, chunk)?;
             if bytes.len() > (i32::MAX as usize) / 2 {
                 return type_error("StdioFramer.push(chunk): chunk larger than 1 GiB");
             }
             let mut sink = JsSink::new(env);
-            self.framer.push(bytes, &mut sink);
+            state.framer.push(&bytes[..], &mut sink);
+            drop(bytes);
+            state.report_memory(env);
             if let Some(e) = sink.failure.take() {
                 return Err(e);
             }
-            sink.finish()?;
-            if sink.out.is_null() {
+            if sink.meta.is_empty() {
                 let mut undefined = ptr::null_mut();
                 unsafe { sys::napi_get_undefined(env, &mut undefined) };
                 return Ok(undefined);
             }
-            let meta = self.meta_array(env, sink.meta.len())?;
-            // SAFETY: `meta_data` points to `meta_cap` >= meta.len() i32s of
-            // the array buffer kept alive by `meta_ref`.
-            unsafe {
-                ptr::copy_nonoverlapping(sink.meta.as_ptr(), self.meta_data, sink.meta.len())
-            };
+            let meta = state.write_meta(env, &sink.meta)?;
             let mut count = ptr::null_mut();
             check(
                 unsafe { sys::napi_create_uint32(env, (sink.meta.len() / 4) as u32, &mut count) },
                 "creating a number",
             )?;
-            check(
-                unsafe { sys::napi_set_element(env, sink.out, 0, meta) },
-                "filling the result array",
-            )?;
-            check(
-                unsafe { sys::napi_set_element(env, sink.out, 1, count) },
-                "filling the result array",
-            )?;
-            Ok(sink.out)
+            let batch = sink.batch_string()?;
+            define_array(env, &[meta, count, batch], &sink.values)
         })
     }
 
     /// Drops an incomplete line (the SDK's `ReadBuffer.clear()`).
     #[napi]
-    pub fn clear(&mut self) {
-        self.framer.clear();
-    }
-
-    /// Bytes of an incomplete line held, waiting for its newline.
-    #[napi(getter)]
-    pub fn buffered(&self) -> f64 {
-        self.framer.buffered() as f64
-    }
-
-    /// Bytes pushed so far (the stream offset of the next chunk).
-    #[napi(getter)]
-    pub fn offset(&self) -> f64 {
-        self.framer.offset() as f64
-    }
-
-    /// The largest accepted line, in bytes.
-    #[napi(getter)]
-    pub fn max_message_size(&self) -> f64 {
-        self.framer.options().max_message_size as f64
+    pub fn clear(&self, env: Env) -> Result<()> {
+        let env = env.raw();
+        guarded("StdioFramer.clear()", || {
+            let mut state = self.borrow_state("clear")?;
+            state.framer.clear();
+            state.report_memory(env);
+            Ok(())
+        })
     }
 }
 
 impl StdioFramer {
-    /// The reused entries array, grown to hold `len` i32s.
-    fn meta_array(&mut self, env: sys::napi_env, len: usize) -> Result<sys::napi_value> {
-        if len > self.meta_cap || self.meta_ref.is_null() {
-            let cap = len.max(1024).next_power_of_two();
-            let mut data = ptr::null_mut();
-            let mut buffer = ptr::null_mut();
-            check(
-                unsafe { sys::napi_create_arraybuffer(env, cap * 4, &mut data, &mut buffer) },
-                "allocating the entries array",
-            )?;
+    fn borrow_state(&self, method: &str) -> Result<std::cell::RefMut<'_, State>> {
+        self.state.try_borrow_mut().map_err(|_| {
+            Error::new(
+                Status::GenericFailure,
+                format!(
+                    "mcp-ordered-dispatch: StdioFramer.{method}() called while this framer is busy \
+                     (re-entered from JavaScript that ran inside it)"
+                ),
+            )
+        })
+    }
+}
+
+impl State {
+    /// Tells V8 how much native memory the framer holds now.
+    fn report_memory(&mut self, env: sys::napi_env) {
+        let now = self.framer.heap_bytes();
+        if now != self.reported {
+            let change = now as i64 - self.reported as i64;
+            let mut total = 0i64;
+            if unsafe { sys::napi_adjust_external_memory(env, change, &mut total) } == OK {
+                self.reported = now;
+            }
+        }
+    }
+
+    /// Copies `meta` into the reused entries array (a new one if it is too
+    /// small or was detached) and returns the array.
+    fn write_meta(&mut self, env: sys::napi_env, meta: &[i32]) -> Result<sys::napi_value> {
+        if !self.meta_ref.is_null() {
             let mut array = ptr::null_mut();
             check(
-                unsafe {
-                    sys::napi_create_typedarray(
+                unsafe { sys::napi_get_reference_value(env, self.meta_ref, &mut array) },
+                "reading the entries array",
+            )?;
+            let (mut kind, mut len, mut data) = (0, 0usize, ptr::null_mut());
+            if !array.is_null()
+                && unsafe {
+                    sys::napi_get_typedarray_info(
                         env,
-                        sys::TypedarrayType::int32_array,
-                        cap,
-                        buffer,
-                        0,
-                        &mut array,
+                        array,
+                        &mut kind,
+                        &mut len,
+                        &mut data,
+                        ptr::null_mut(),
+                        ptr::null_mut(),
                     )
-                },
-                "allocating the entries array",
-            )?;
-            let mut r = ptr::null_mut();
-            check(
-                unsafe { sys::napi_create_reference(env, array, 1, &mut r) },
-                "referencing the entries array",
-            )?;
-            if !self.meta_ref.is_null() {
-                unsafe { sys::napi_delete_reference(env, self.meta_ref) };
+                } == OK
+                && kind == sys::TypedarrayType::int32_array
+                && !data.is_null()
+                && len >= meta.len()
+            {
+                // SAFETY: `data` and `len` were read just now, and no
+                // JavaScript runs between that and this copy (so the array
+                // cannot have been detached since): `data` points to `len`
+                // >= meta.len() i32s of the array's live backing store.
+                unsafe { ptr::copy_nonoverlapping(meta.as_ptr(), data.cast::<i32>(), meta.len()) };
+                return Ok(array);
             }
-            self.meta_ref = r;
-            self.meta_data = data.cast();
-            self.meta_cap = cap;
-            return Ok(array);
         }
+        // First use, too small, or detached: a new array.
+        let cap = meta.len().max(1024).next_power_of_two();
+        let mut data = ptr::null_mut();
+        let mut buffer = ptr::null_mut();
+        check(
+            unsafe { sys::napi_create_arraybuffer(env, cap * 4, &mut data, &mut buffer) },
+            "allocating the entries array",
+        )?;
         let mut array = ptr::null_mut();
         check(
-            unsafe { sys::napi_get_reference_value(env, self.meta_ref, &mut array) },
-            "reading the entries array",
+            unsafe {
+                sys::napi_create_typedarray(
+                    env,
+                    sys::TypedarrayType::int32_array,
+                    cap,
+                    buffer,
+                    0,
+                    &mut array,
+                )
+            },
+            "allocating the entries array",
         )?;
+        // SAFETY: `data` is the new buffer's `cap * 4` bytes (cap >=
+        // meta.len()), just allocated; no JavaScript has seen it yet.
+        unsafe { ptr::copy_nonoverlapping(meta.as_ptr(), data.cast::<i32>(), meta.len()) };
+        let mut r = ptr::null_mut();
+        check(
+            unsafe { sys::napi_create_reference(env, array, 1, &mut r) },
+            "referencing the entries array",
+        )?;
+        if !self.meta_ref.is_null() {
+            unsafe { sys::napi_delete_reference(env, self.meta_ref) };
+        }
+        self.meta_ref = r;
         Ok(array)
     }
 }
 
 impl Drop for StdioFramer {
     fn drop(&mut self) {
-        if !self.meta_ref.is_null() {
-            unsafe { sys::napi_delete_reference(self.env, self.meta_ref) };
+        let state = self.state.get_mut();
+        if !state.meta_ref.is_null() {
+            unsafe { sys::napi_delete_reference(self.env, state.meta_ref) };
+        }
+        if state.reported > 0 {
+            let mut total = 0i64;
+            unsafe {
+                sys::napi_adjust_external_memory(self.env, -(state.reported as i64), &mut total)
+            };
         }
     }
+}
+
+/// The accessors, defined by `crate::receiver::init`.
+pub(crate) const ACCESSORS: [Accessor; 3] = [
+    Accessor {
+        name: c"buffered",
+        getter: Some(get_buffered),
+        setter: None,
+    },
+    Accessor {
+        name: c"offset",
+        getter: Some(get_offset),
+        setter: None,
+    },
+    Accessor {
+        name: c"maxMessageSize",
+        getter: Some(get_max_message_size),
+        setter: None,
+    },
+];
+
+/// A getter returning a number read from the framer.
+fn framer_number(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+    what: &str,
+    read: fn(&Framer) -> f64,
+) -> sys::napi_value {
+    run_accessor(env, info, what, |env, this, _| {
+        // SAFETY: `StdioFramer` is what napi-rs wraps into this class.
+        let framer = unsafe { instance::<StdioFramer>(env, this, &STDIO_FRAMER, what)? };
+        let state = framer.state.try_borrow().map_err(|_| {
+            Error::from_reason(format!("mcp-ordered-dispatch: {what}: the framer is busy"))
+        })?;
+        let mut v = ptr::null_mut();
+        check(
+            unsafe { sys::napi_create_double(env, read(&state.framer), &mut v) },
+            "creating a number",
+        )?;
+        Ok(v)
+    })
+}
+
+/// Bytes of an incomplete line held, waiting for its newline.
+unsafe extern "C" fn get_buffered(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+) -> sys::napi_value {
+    framer_number(env, info, "StdioFramer.buffered", |f| f.buffered() as f64)
+}
+
+/// Bytes pushed so far (the stream offset of the next chunk).
+unsafe extern "C" fn get_offset(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+) -> sys::napi_value {
+    framer_number(env, info, "StdioFramer.offset", |f| f.offset() as f64)
+}
+
+/// The largest accepted line, in bytes.
+unsafe extern "C" fn get_max_message_size(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+) -> sys::napi_value {
+    framer_number(env, info, "StdioFramer.maxMessageSize", |f| {
+        f.options().max_message_size as f64
+    })
 }

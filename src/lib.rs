@@ -2,7 +2,8 @@
 //!
 //! * [`core`] — pure Rust: the classifier (mirroring the MCP SDK's zod
 //!   schemas) and the re-entrancy-safe ordered queue. No N-API.
-//! * `binding` (feature `napi`, on by default) — the thin Node.js layer.
+//! * `binding` (feature `napi`, on by default) — the thin Node.js layer;
+//!   `receiver`: the receiver checks of its classes' accessors.
 
 pub mod core;
 
@@ -14,3 +15,6 @@ pub mod tokens_binding;
 
 #[cfg(feature = "napi")]
 pub mod framer_binding;
+
+#[cfg(feature = "napi")]
+pub mod receiver;

@@ -1,12 +1,22 @@
 //! `ProgressTokens`: the napi face of [`crate::core::tokens::TokenTable`],
-//! one per protocol instance. No callbacks run inside these methods, so a
-//! `RefCell` borrow can never be re-entered.
+//! one per protocol instance. No JavaScript runs inside these methods (their
+//! arguments are numbers read with `napi_get_value_*`, which never call
+//! `valueOf`), so a `RefCell` borrow can never be re-entered.
+//!
+//! The accessors (`maxTombstones`, `expectsLateResponses`) check their
+//! receiver (see `crate::receiver`).
 
 use std::cell::RefCell;
+use std::ptr;
 
+use napi::bindgen_prelude::{Env, JsValue, This};
+use napi::sys;
 use napi_derive::napi;
 
 use crate::core::tokens::{TokenState, TokenTable, DEFAULT_TOMBSTONES};
+use crate::receiver::{self, instance, run_accessor, Accessor, PROGRESS_TOKENS};
+
+const OK: sys::napi_status = sys::Status::napi_ok;
 
 #[napi]
 pub struct ProgressTokens {
@@ -30,21 +40,12 @@ pub struct ProgressTokenStats {
 impl ProgressTokens {
     /// `new ProgressTokens(maxTombstones = 1024)`
     #[napi(constructor, catch_unwind)]
-    pub fn new(max_tombstones: Option<u32>) -> Self {
+    pub fn new(env: Env, this: This, max_tombstones: Option<u32>) -> napi::Result<Self> {
+        receiver::tag_instance(env.raw(), this.object.raw(), &PROGRESS_TOKENS)?;
         let limit = max_tombstones.map_or(DEFAULT_TOMBSTONES, |n| n as usize);
-        Self {
+        Ok(Self {
             table: RefCell::new(TokenTable::new(limit)),
-        }
-    }
-
-    #[napi(getter, catch_unwind)]
-    pub fn max_tombstones(&self) -> u32 {
-        self.table.borrow().limit() as u32
-    }
-
-    #[napi(setter, catch_unwind)]
-    pub fn set_max_tombstones(&self, limit: u32) {
-        self.table.borrow_mut().set_limit(limit as usize);
+        })
     }
 
     #[napi(catch_unwind)]
@@ -78,11 +79,6 @@ impl ProgressTokens {
         self.table.borrow_mut().take_late_response(id)
     }
 
-    #[napi(getter, catch_unwind)]
-    pub fn expects_late_responses(&self) -> bool {
-        self.table.borrow().expects_late_responses()
-    }
-
     #[napi(catch_unwind)]
     pub fn clear(&self) {
         self.table.borrow_mut().clear();
@@ -102,4 +98,71 @@ impl ProgressTokens {
             tombstones: s.tombstones as f64,
         }
     }
+}
+
+/// The accessors, defined by `crate::receiver::init`.
+pub(crate) const ACCESSORS: [Accessor; 2] = [
+    Accessor {
+        name: c"maxTombstones",
+        getter: Some(get_max_tombstones),
+        setter: Some(set_max_tombstones),
+    },
+    Accessor {
+        name: c"expectsLateResponses",
+        getter: Some(get_expects_late_responses),
+        setter: None,
+    },
+];
+
+unsafe extern "C" fn get_max_tombstones(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+) -> sys::napi_value {
+    const WHAT: &str = "ProgressTokens.maxTombstones";
+    run_accessor(env, info, WHAT, |env, this, _| {
+        // SAFETY: `ProgressTokens` is what napi-rs wraps into this class.
+        let tokens = unsafe { instance::<ProgressTokens>(env, this, &PROGRESS_TOKENS, WHAT)? };
+        let limit = tokens.table.borrow().limit() as u32;
+        let mut v = ptr::null_mut();
+        unsafe { sys::napi_create_uint32(env, limit, &mut v) };
+        Ok(v)
+    })
+}
+
+unsafe extern "C" fn set_max_tombstones(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+) -> sys::napi_value {
+    const WHAT: &str = "ProgressTokens.maxTombstones";
+    run_accessor(env, info, WHAT, |env, this, value| {
+        // SAFETY: `ProgressTokens` is what napi-rs wraps into this class.
+        let tokens = unsafe { instance::<ProgressTokens>(env, this, &PROGRESS_TOKENS, WHAT)? };
+        let mut limit = 0u32;
+        // ToUint32 of a number, as napi-rs' u32 conversion; no valueOf().
+        if unsafe { sys::napi_get_value_uint32(env, value, &mut limit) } != OK {
+            return Err(receiver::type_error(
+                env,
+                "ProgressTokens.maxTombstones must be a number",
+            ));
+        }
+        tokens.table.borrow_mut().set_limit(limit as usize);
+        let mut undefined = ptr::null_mut();
+        unsafe { sys::napi_get_undefined(env, &mut undefined) };
+        Ok(undefined)
+    })
+}
+
+unsafe extern "C" fn get_expects_late_responses(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+) -> sys::napi_value {
+    const WHAT: &str = "ProgressTokens.expectsLateResponses";
+    run_accessor(env, info, WHAT, |env, this, _| {
+        // SAFETY: `ProgressTokens` is what napi-rs wraps into this class.
+        let tokens = unsafe { instance::<ProgressTokens>(env, this, &PROGRESS_TOKENS, WHAT)? };
+        let expects = tokens.table.borrow().expects_late_responses();
+        let mut v = ptr::null_mut();
+        unsafe { sys::napi_get_boolean(env, expects, &mut v) };
+        Ok(v)
+    })
 }

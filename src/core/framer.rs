@@ -497,6 +497,14 @@ fn is_blank(bytes: &[u8]) -> bool {
     bytes.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
 }
 
+impl Framer {
+    /// Heap bytes the framer holds (its carry buffer's capacity), for the
+    /// binding to report to V8 (`napi_adjust_external_memory`).
+    pub fn heap_bytes(&self) -> usize {
+        self.carry.capacity()
+    }
+}
+
 /// UTF-16 length of valid UTF-8: one unit per character, two for those
 /// outside the BMP (4-byte sequences).
 pub fn utf16_len(s: &str) -> usize {
