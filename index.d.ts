@@ -3,6 +3,9 @@
 /** A JSON-RPC message as a transport hands it to `onmessage`. */
 export type JSONRPCMessageLike = { jsonrpc: '2.0'; [key: string]: unknown };
 
+/** An SDK generation: 1 is `@modelcontextprotocol/sdk` 1.x, 2 is `@modelcontextprotocol/client` / `server` 2.x. */
+export type SdkGeneration = 1 | 2;
+
 /** What a callback of the Dispatcher was running when it failed. */
 export type DispatchKind = 'response' | 'request' | 'notification' | 'invalid';
 
@@ -11,7 +14,11 @@ export interface DispatcherCallbacks<Extra = unknown> {
   /** A JSON-RPC result response (`isError` false) or error response (`isError` true). */
   onResponse(message: JSONRPCMessageLike, isError: boolean): unknown;
   onRequest(message: JSONRPCMessageLike, extra: Extra | undefined): unknown;
-  onNotification(message: JSONRPCMessageLike, extra: Extra | undefined): unknown;
+  /**
+   * `plainProgress` is true for a `notifications/progress` whose params are
+   * exactly what the SDK's progress schema accepts (checked in Rust).
+   */
+  onNotification(message: JSONRPCMessageLike, extra: Extra | undefined, plainProgress: boolean): unknown;
   /** Not a JSON-RPC 2.0 message; `reason` says what is wrong with it. */
   onInvalid(message: unknown, reason: string): unknown;
   /**
@@ -20,6 +27,12 @@ export interface DispatcherCallbacks<Extra = unknown> {
    * swallowed (and counted in `onErrorFailures`).
    */
   onError(error: unknown, kind: DispatchKind): unknown;
+}
+
+/** What `new Dispatcher(options)` takes: the callbacks, and which SDK generation's schemas classify. */
+export interface DispatcherOptions<Extra = unknown> extends DispatcherCallbacks<Extra> {
+  /** Classify as SDK 1.x (default) or 2.x does. */
+  sdk?: SdkGeneration;
 }
 
 export interface DispatcherStats {
@@ -49,7 +62,7 @@ export interface DispatcherStats {
  * per connection for the MCP SDK.
  */
 export declare class Dispatcher<Extra = unknown> {
-  constructor(callbacks: DispatcherCallbacks<Extra>);
+  constructor(options: DispatcherOptions<Extra>);
   dispatch(message: unknown, extra?: Extra): void;
   /** Messages queued behind the running callback. */
   readonly pending: number;
@@ -58,8 +71,8 @@ export declare class Dispatcher<Extra = unknown> {
 
 export type Classification = 'result' | 'error' | 'request' | 'notification' | { invalid: string };
 
-/** The Rust classifier on its own: what `dispatch` would do with `message`. */
-export declare function classify(message: unknown): Classification;
+/** The Rust classifier on its own: what `dispatch` would do with `message`, classified as SDK generation `sdk` (default 1) does. */
+export declare function classify(message: unknown, sdk?: SdkGeneration): Classification;
 
 /** Names an SDK build in results and error messages. */
 export interface SdkSource {
@@ -73,7 +86,7 @@ export interface PatchedSdk extends SdkSource {
   version: string;
   build: 'esm' | 'cjs';
   file: string;
-  generation: 1 | 2;
+  generation: SdkGeneration;
 }
 
 /** A progress notification as the SDK's progress handler receives it. */
@@ -124,7 +137,7 @@ export interface Installation {
    */
   fixedUpstream: PatchedSdk[];
   /** Every SDK stdio transport class now framed natively. */
-  framing: Array<SdkSource & { transport: 'StdioClientTransport' | 'StdioServerTransport'; generation: 1 | 2 }>;
+  framing: Array<SdkSource & { transport: 'StdioClientTransport' | 'StdioServerTransport'; generation: SdkGeneration }>;
   /** Restore the original methods (idempotent). */
   uninstall(): void;
 }
@@ -210,7 +223,7 @@ export interface NativeReadBufferOptions {
    */
   maxBufferSize?: number;
   /** Validate as SDK 1.x (default) or 2.x does. */
-  sdk?: 1 | 2;
+  sdk?: SdkGeneration;
   /** Blank lines: 1.x reports them, 2.x skips them (the SDK's behaviour). */
   blankLines?: 'report' | 'skip';
   /**
@@ -252,7 +265,7 @@ export declare class StdioFramingError extends Error {
  */
 export declare function patchStdioTransport(
   Transport: AnyClass,
-  options?: { sdk?: 1 | 2; blankLines?: 'report' | 'skip'; strict?: boolean; source?: SdkSource },
+  options?: { sdk?: SdkGeneration; blankLines?: 'report' | 'skip'; strict?: boolean; source?: SdkSource },
 ): () => void;
 
 export declare function isStdioPatched(Transport: AnyClass): boolean;
