@@ -29,7 +29,7 @@ export function examplesIn(markdown) {
   for (let i = 0; i < lines.length; i++) {
     const open = /^(\s*)(```+|~~~+)(.*)$/.exec(lines[i]);
     if (!open) {
-      if (/<!--\s*example:/.test(lines[i]) && !NOT_COMPILED.test(lines[i])) throw new Error(`line ${i + 1}: an example marker must read <!-- example: not compiled (why) -->`);
+      if (/^\s*<!--\s*example:/.test(lines[i]) && !NOT_COMPILED.test(lines[i])) throw new Error(`line ${i + 1}: an example marker must read <!-- example: not compiled (why) -->`);
       continue;
     }
     const lang = open[3].trim().split(/\s+/)[0].toLowerCase();
