@@ -9,6 +9,7 @@ const { configure, dispatchStats } = require('./lib/progress.cjs');
 const { install } = require('./lib/install.cjs');
 const { patchStdioTransport, isStdioPatched, NativeReadBuffer, StdioFramingError } = require('./lib/stdio.cjs');
 
+// Names only (no `key: value`), so that Node finds them for index.mjs's `export *`.
 module.exports = {
   install,
   patchProtocol,

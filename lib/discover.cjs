@@ -5,14 +5,9 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { createRequire } = require('node:module');
 
-// Where each SDK package keeps its Protocol class: the package subpath that
-// exports it (1.x: `sdk/shared/protocol.js`; 2.x: the package root).
-const SDK_SCOPE = '@modelcontextprotocol/';
-const SDK_PACKAGES = [
-  { name: '@modelcontextprotocol/sdk', subpath: './shared/protocol.js' },
-  { name: '@modelcontextprotocol/client', subpath: '.' },
-  { name: '@modelcontextprotocol/server', subpath: '.' },
-];
+// Where each SDK package keeps its Protocol class (the package subpath that
+// exports it: 1.x `sdk/shared/protocol.js`, 2.x the package root), the adapter says.
+const { SDK_SCOPE, SDK_PACKAGES } = require('./adapters/modules.cjs');
 
 function readJson(file) {
   try {

@@ -4,12 +4,13 @@
 // in-thread module.registerHooks() hook and lib/esm-hooks.mjs's
 // module.register() hook). When an MCP SDK ES module defines `Protocol` or a
 // stdio transport, a call to lib/loader-patch.mjs naming those module-scope
-// classes is appended; it runs as the module finishes evaluating.
+// classes is appended; it runs as the module finishes evaluating. Which
+// modules those are, the SDK adapter says (lib/adapters/modules.cjs, also
+// dependency-free): this file knows only how to append the call.
 
-const { stdioClassesDefinedIn } = require('./stdio-detect.cjs');
+const sdk = require('./adapters/modules.cjs');
 
 const MARKER = '__mcpOrderedDispatchPatch';
-const DEFINES_PROTOCOL = /(?:^|\n)(?:export class Protocol\b|var Protocol = class\b|class Protocol\b)/;
 
 /**
  * `source` with the patch call appended, or undefined when the module defines
@@ -17,20 +18,14 @@ const DEFINES_PROTOCOL = /(?:^|\n)(?:export class Protocol\b|var Protocol = clas
  */
 function withPatchCall(source, patchUrl, framing) {
   if (source.includes(MARKER)) return undefined;
-  const protocol = DEFINES_PROTOCOL.test(source);
-  const transports = framing ? stdioClassesDefinedIn(source) : [];
+  const protocol = sdk.definesProtocol(source);
+  const transports = framing ? sdk.stdioClassesDefinedIn(source) : [];
   if (!protocol && transports.length === 0) return undefined;
   let tail = `\n;import { patchFromLoader as ${MARKER}, patchStdioFromLoader as ${MARKER}Stdio } from ${JSON.stringify(patchUrl)};\n`;
   if (protocol) tail += `${MARKER}(Protocol, import.meta.url);\n`;
   if (transports.length > 0) tail += `${MARKER}Stdio({ ${transports.join(', ')} }, import.meta.url);\n`;
   return source + tail;
 }
-
-// Byte strings that every match of DEFINES_PROTOCOL (and of stdio-detect's
-// pattern) contains: most SDK modules contain none, and are then passed on
-// without being decoded.
-const PROTOCOL_NEEDLES = ['class Protocol', 'Protocol = class'];
-const STDIO_NEEDLES = ['class StdioClientTransport', 'class StdioServerTransport', 'StdioClientTransport = class', 'StdioServerTransport = class'];
 
 /**
  * A load hook's `source` (string, Buffer, ArrayBuffer or typed array) with
@@ -43,14 +38,12 @@ function patchedSource(source, patchUrl, framing) {
       : ArrayBuffer.isView(source)
         ? Buffer.from(source.buffer, source.byteOffset, source.byteLength)
         : Buffer.from(source);
-    const found = (needles) => needles.some((n) => bytes.includes(n));
-    if (!found(PROTOCOL_NEEDLES) && !(framing && found(STDIO_NEEDLES))) return undefined;
+    // Most SDK modules define nothing to patch, and are passed on undecoded.
+    if (!sdk.mayDefine(bytes, framing)) return undefined;
     source = bytes.toString('utf8');
   }
   return withPatchCall(source, patchUrl, framing);
 }
-
-const SDK_URL_SEGMENT = '/@modelcontextprotocol/';
 
 /**
  * The load hooks' one rule: the source of the ES module at `url` with the
@@ -61,7 +54,7 @@ const SDK_URL_SEGMENT = '/@modelcontextprotocol/';
  * its nearest package.json (lib/discover.cjs).
  */
 function patchedSdkSource(url, source, patchUrl, framing) {
-  const inScope = url.includes(SDK_URL_SEGMENT);
+  const inScope = url.includes(sdk.SDK_URL_SEGMENT);
   if (!inScope && !url.includes('/node_modules/')) return undefined;
   const patched = patchedSource(source, patchUrl, framing);
   if (patched === undefined || inScope) return patched;

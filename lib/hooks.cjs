@@ -12,20 +12,20 @@
 //     (20.19–22.14), so Node 26 never sees the deprecated module.register().
 //
 // Pay for what is used: installing the hooks loads nothing but Node
-// built-ins and two small dependency-free files. The native addon, the
+// built-ins and small dependency-free files (this one, and what the SDK
+// adapter knows about SDK modules: lib/adapters/modules.cjs). The native addon, the
 // patcher and the SDK source checks are loaded when an SDK module loads.
 // With no loadable addon, that first SDK load prints one warning (the
 // loader's message) and every SDK copy stays stock; the application runs.
 
 const Module = require('node:module');
 const path = require('node:path');
+const sdk = require('./adapters/modules.cjs');
 
 // MCP_ORDERED_DISPATCH_FRAMING=off keeps the SDK's own stdio ReadBuffer.
 const framing = !/^(0|off|false|no)$/i.test(process.env.MCP_ORDERED_DISPATCH_FRAMING ?? '');
 
-// The SDK packages' npm scope: a module is looked at only when it sits under it.
-const SDK_SCOPE = '@modelcontextprotocol';
-const SDK_PATH = `${path.sep}${SDK_SCOPE}${path.sep}`;
+// A module is looked at only when it sits under the SDK's npm scope (sdk.SDK_PATH), or is an alias install of it.
 const LOAD_FAILED = 'MCP_ORDERED_DISPATCH_LOAD_FAILED';
 let cjsHookInstalled = false;
 let esmHookInstalled = false;
@@ -40,18 +40,15 @@ function loadMachinery() {
     const { patchProtocol, isPatched } = require('./patch.cjs');
     const { sourceOfFile } = require('./discover.cjs');
     const { patchStdioExports } = require('./stdio.cjs');
+    const { warnUnsupported } = require('./patching.cjs');
     require('./native.cjs').load(); // the addon loads lazily: a NativeAddonError surfaces here
-    machinery = { patchProtocol, isPatched, sourceOfFile, patchStdioExports };
+    machinery = { patchProtocol, isPatched, sourceOfFile, patchStdioExports, warnUnsupported };
   } catch (error) {
     if (error?.code !== LOAD_FAILED) throw error;
     machinery = null;
     process.emitWarning(error.message, { type: 'NativeAddonWarning', code: LOAD_FAILED });
   }
   return machinery;
-}
-
-function isSdkProtocol(value) {
-  return typeof value === 'function' && value.prototype && typeof value.prototype._onnotification === 'function';
 }
 
 // At load time a copy we cannot patch is left stock with a warning rather
@@ -62,8 +59,7 @@ function patchLoaded(Protocol, file) {
   try {
     m.patchProtocol(Protocol, { source: m.sourceOfFile(file) });
   } catch (error) {
-    if (error?.name !== 'UnsupportedSdkError') throw error;
-    process.emitWarning(`${error.message} It runs unpatched.`, { type: 'UnsupportedSdkWarning', code: 'MCP_ORDERED_DISPATCH_UNSUPPORTED' });
+    m.warnUnsupported(error);
   }
 }
 
@@ -71,10 +67,6 @@ function patchLoaded(Protocol, file) {
 function patchStdioLoaded(exports, file) {
   const m = loadMachinery();
   if (m !== null) m.patchStdioExports(exports, file);
-}
-
-function definesStdio(exports) {
-  return typeof exports.StdioClientTransport === 'function' || typeof exports.StdioServerTransport === 'function';
 }
 
 function installCjsHook() {
@@ -89,15 +81,15 @@ function installCjsHook() {
       let needsProtocol = false;
       let needsFraming = false;
       try {
-        needsProtocol = isSdkProtocol(exports.Protocol) && !machinery?.isPatched(exports.Protocol);
-        needsFraming = framing && definesStdio(exports);
+        needsProtocol = sdk.isSdkProtocol(exports.Protocol) && !machinery?.isPatched(exports.Protocol);
+        needsFraming = framing && sdk.exportsStdio(exports);
       } catch {
         // An exports object whose getter throws is not the SDK's.
       }
       if (needsProtocol || needsFraming) {
         const file = Module._resolveFilename(request, parent, isMain);
         // Under the SDK's scope, or an npm alias install of it (by package.json name).
-        if (file.includes(SDK_PATH) || require('./discover.cjs').isSdkModuleFile(file)) {
+        if (file.includes(sdk.SDK_PATH) || require('./discover.cjs').isSdkModuleFile(file)) {
           if (needsProtocol) patchLoaded(exports.Protocol, file);
           if (needsFraming) patchStdioLoaded(exports, file);
         }
@@ -107,9 +99,9 @@ function installCjsHook() {
   };
   // Copies already loaded before the hook: patch them too.
   for (const [file, cached] of Object.entries(require.cache)) {
-    if (!file.includes(SDK_PATH) && !(file.includes(`${path.sep}node_modules${path.sep}`) && require('./discover.cjs').isSdkModuleFile(file))) continue;
-    if (isSdkProtocol(cached?.exports?.Protocol)) patchLoaded(cached.exports.Protocol, file);
-    if (framing && cached?.exports && definesStdio(cached.exports)) patchStdioLoaded(cached.exports, file);
+    if (!file.includes(sdk.SDK_PATH) && !(file.includes(`${path.sep}node_modules${path.sep}`) && require('./discover.cjs').isSdkModuleFile(file))) continue;
+    if (sdk.isSdkProtocol(cached?.exports?.Protocol)) patchLoaded(cached.exports.Protocol, file);
+    if (framing && cached?.exports && sdk.exportsStdio(cached.exports)) patchStdioLoaded(cached.exports, file);
   }
 }
 

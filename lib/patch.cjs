@@ -17,21 +17,13 @@ const v2 = require('./adapters/v2.cjs');
 const { notificationHandlerError } = require('./adapters/common.cjs');
 const { notificationDispatch, generationOfShape } = require('./adapters/upstream.cjs');
 const progress = require('./progress.cjs');
+const { UnsupportedSdkError, describeSource, patchRecordOf, replaceMethods } = require('./patching.cjs');
 
 const ADAPTERS = [v2, v1];
 const kPatch = Symbol.for('mcp-ordered-dispatch.patch');
 
-class UnsupportedSdkError extends Error {
-  constructor(message) {
-    super(message);
-    this.name = 'UnsupportedSdkError';
-  }
-}
-
 function describe(source) {
-  if (!source) return 'this Protocol class';
-  const build = source.build ? ` (${source.build.toUpperCase()} build)` : '';
-  return `${source.name}@${source.version ?? '?'}${build}`;
+  return describeSource(source, 'this Protocol class');
 }
 
 /** The adapter that recognises `Protocol`, or an UnsupportedSdkError saying why none does. */
@@ -169,32 +161,11 @@ function patchProtocol(Protocol, options = {}) {
     setNotificationHandler: progress.makeSetNotificationHandler(original.setNotificationHandler),
     ...adapter.methods(original),
   };
-  const saved = {};
-  for (const name of Object.keys(replacement)) {
-    saved[name] = Object.getOwnPropertyDescriptor(proto, name);
-  }
-  for (const [name, fn] of Object.entries(replacement)) {
-    Object.defineProperty(proto, name, { value: fn, writable: true, configurable: true, enumerable: false });
-  }
-  const record = {
-    generation: adapter.generation,
-    source: options.source,
-    unpatch() {
-      if (proto[kPatch] !== record) return;
-      for (const [name, descriptor] of Object.entries(saved)) {
-        if (descriptor) Object.defineProperty(proto, name, descriptor);
-        else delete proto[name];
-      }
-      delete proto[kPatch];
-    },
-  };
-  Object.defineProperty(proto, kPatch, { value: record, configurable: true, enumerable: false });
-  return record.unpatch;
+  return replaceMethods(proto, kPatch, replacement, { generation: adapter.generation, source: options.source }).unpatch;
 }
 
 function patchRecord(Protocol) {
-  const proto = Protocol?.prototype;
-  return proto && Object.prototype.hasOwnProperty.call(proto, kPatch) ? proto[kPatch] : undefined;
+  return patchRecordOf(Protocol, kPatch);
 }
 
 function isPatched(Protocol) {

@@ -13,7 +13,8 @@
 // "unknown token" error.
 
 const native = require('./native.cjs');
-const { kState, reportHandlerError, sourceOf } = require('./adapters/common.cjs');
+const { kState, reportHandlerError } = require('./adapters/common.cjs');
+const { PROGRESS_METHOD, isSdkProgressHandler, parsedProgress } = require('./adapters/progress.cjs');
 
 const MapGet = Map.prototype.get;
 const MapSet = Map.prototype.set;
@@ -119,9 +120,6 @@ function makeOnProgress(stockOnProgress) {
   };
 }
 
-// The handler every SDK Protocol constructor registers for notifications/progress.
-const SDK_PROGRESS_HANDLER = /^\(?\s*notification\s*\)?\s*=>\s*\{\s*this\._onprogress\(notification\);?\s*\}$/;
-
 /**
  * The patched `setNotificationHandler`. The Protocol constructor registers
  * the SDK's own progress handler first thing; remember the wrapper it stored,
@@ -131,10 +129,10 @@ const SDK_PROGRESS_HANDLER = /^\(?\s*notification\s*\)?\s*=>\s*\{\s*this\._onpro
 function makeSetNotificationHandler(stockSetNotificationHandler) {
   return function setNotificationHandler(...args) {
     const handlers = this._notificationHandlers;
-    const first = handlers instanceof Map && !handlers.has('notifications/progress');
+    const first = handlers instanceof Map && !handlers.has(PROGRESS_METHOD);
     const result = stockSetNotificationHandler.apply(this, args);
-    if (first && typeof args[1] === 'function' && args.length === 2 && SDK_PROGRESS_HANDLER.test(sourceOf(args[1]))) {
-      const stored = MapGet.call(handlers, 'notifications/progress');
+    if (first && args.length === 2 && isSdkProgressHandler(args[1])) {
+      const stored = MapGet.call(handlers, PROGRESS_METHOD);
       if (stored !== undefined) stateOf(this).sdkProgressHandler = stored;
     }
     return result;
@@ -151,14 +149,9 @@ function makeSetNotificationHandler(stockSetNotificationHandler) {
 function tryPlainProgress(protocol, handler, notification) {
   const state = protocol[kState];
   if (state === undefined || state.plainProgress !== notification || handler !== state.sdkProgressHandler) return false;
-  const p = notification.params;
-  const params = { progress: p.progress };
-  if (p.total !== undefined) params.total = p.total;
-  if (p.message !== undefined) params.message = p.message;
-  params.progressToken = p.progressToken;
   state.fastProgress++;
   try {
-    protocol._onprogress({ method: notification.method, params });
+    protocol._onprogress(parsedProgress(notification));
   } catch (error) {
     reportHandlerError(protocol, error);
   }

@@ -47,17 +47,25 @@ function patchCjsCopiesNow(load = require) {
     try {
       Protocol = load(copy.file)?.Protocol;
     } catch (error) {
-      process.emitWarning(
-        `mcp-ordered-dispatch: could not load ${copy.name}@${copy.version} (CJS build) to patch it: ${error?.message ?? error}`,
-        { type: 'UnsupportedSdkWarning', code: 'MCP_ORDERED_DISPATCH_UNSUPPORTED' },
-      );
+      warnNotLoaded(copy, error);
       continue;
     }
-    if (typeof Protocol !== 'function') continue;
-    patchLoaded(Protocol, copy.file);
-    patched.push(copy.file);
+    patchCopy(copy, Protocol, patched);
   }
   return patched;
+}
+
+function warnNotLoaded(copy, error) {
+  process.emitWarning(
+    `mcp-ordered-dispatch: could not load ${copy.name}@${copy.version} (${copy.build.toUpperCase()} build) to patch it: ${error?.message ?? error}`,
+    { type: 'UnsupportedSdkWarning', code: 'MCP_ORDERED_DISPATCH_UNSUPPORTED' },
+  );
+}
+
+function patchCopy(copy, Protocol, patched) {
+  if (typeof Protocol !== 'function') return;
+  patchLoaded(Protocol, copy.file);
+  patched.push(copy.file);
 }
 
 /**
@@ -73,15 +81,10 @@ async function patchCopiesByImport(load, builds = ['esm']) {
       const ns = await load(copy.file);
       Protocol = ns?.Protocol ?? ns?.default?.Protocol;
     } catch (error) {
-      process.emitWarning(
-        `mcp-ordered-dispatch: could not load ${copy.name}@${copy.version} (${copy.build.toUpperCase()} build) to patch it: ${error?.message ?? error}`,
-        { type: 'UnsupportedSdkWarning', code: 'MCP_ORDERED_DISPATCH_UNSUPPORTED' },
-      );
+      warnNotLoaded(copy, error);
       continue;
     }
-    if (typeof Protocol !== 'function') continue;
-    patchLoaded(Protocol, copy.file);
-    patched.push(copy.file);
+    patchCopy(copy, Protocol, patched);
   }
   return patched;
 }

@@ -61,9 +61,12 @@
 // instead of dropped. Sizes and closes stay the SDK's.
 
 const native = require('./native.cjs');
-const { UnsupportedSdkError } = require('./patch.cjs');
+const { UnsupportedSdkError, describeSource, patchRecordOf, replaceMethods, warnUnsupported } = require('./patching.cjs');
 const { findSdkFiles, sourceOfFile } = require('./discover.cjs');
-const { stdioClassesDefinedIn } = require('./stdio-detect.cjs');
+// What this file knows of the SDK's transports, ReadBuffers and schemas, the adapters say.
+const sdkModules = require('./adapters/modules.cjs');
+const adapter = require('./adapters/stdio.cjs');
+const { stripLikeSchema } = adapter;
 
 // Shared with the Dispatcher's JavaScript front end (lib/native.cjs): the
 // message readMessage() just returned, already classified, so that dispatch()
@@ -306,30 +309,6 @@ class NativeReadBuffer {
   }
 }
 
-const RELATED_TASK = 'io.modelcontextprotocol/related-task';
-
-function keepOnly(object, keys) {
-  const out = {};
-  for (const key of keys) if (Object.prototype.hasOwnProperty.call(object, key)) out[key] = object[key];
-  return out;
-}
-
-/**
- * Without the SDK's ReadBuffer at hand: drop what the current SDKs' schemas
- * drop (unknown keys of error; of the related-task object in params._meta,
- * and under 1.x in result._meta too).
- */
-function stripLikeSchema(message, sdk) {
-  if (message.error !== null && typeof message.error === 'object' && !Array.isArray(message.error)) {
-    message.error = keepOnly(message.error, ['code', 'message', 'data']);
-  }
-  for (const part of sdk === 1 ? [message.params, message.result] : [message.params]) {
-    const task = part?._meta?.[RELATED_TASK];
-    if (task !== null && typeof task === 'object' && !Array.isArray(task)) part._meta[RELATED_TASK] = keepOnly(task, ['taskId']);
-  }
-  return message;
-}
-
 function framingError(out, e) {
   return new StdioFramingError(out[e], out[e + 1], out[e + 2], out[e + 3]);
 }
@@ -355,75 +334,10 @@ function parseBatch(out, meta, count) {
   }
 }
 
-const fnToString = Function.prototype.toString;
-function sourceOf(fn) {
-  try {
-    return fnToString.call(fn);
-  } catch {
-    return '';
-  }
-}
-
 function describe(Transport, source) {
-  if (source?.name) return `${source.name}@${source.version ?? '?'}${source.build ? ` (${source.build.toUpperCase()} build)` : ''}`;
-  return typeof Transport === 'function' && Transport.name ? Transport.name : 'this class';
+  return describeSource(source, typeof Transport === 'function' && Transport.name ? Transport.name : 'this class');
 }
 
-/** Why `Transport` is not an SDK stdio transport this can patch, or null. */
-function refuse(Transport) {
-  if (typeof Transport !== 'function' || Transport.prototype === null || typeof Transport.prototype !== 'object') {
-    return `it is not a class (got ${typeof Transport})`;
-  }
-  const proto = Transport.prototype;
-  for (const name of ['start', 'close', 'send', 'processReadBuffer']) {
-    if (typeof proto[name] !== 'function') return `${Transport.name || 'the class'}.prototype.${name} is missing`;
-  }
-  if (!/this\._readBuffer\.readMessage\(\)/.test(sourceOf(proto.processReadBuffer))) {
-    return 'processReadBuffer() does not read this._readBuffer.readMessage()';
-  }
-  // The client appends in start(); the server in its _ondata arrow function
-  // (constructor or class field), so look at the whole class too.
-  const text = sourceOf(Transport) + sourceOf(proto.start);
-  if (!/this\._readBuffer\s*=\s*new\s+[\w$.]*ReadBuffer\(/.test(text)) return 'it does not create a ReadBuffer as this._readBuffer';
-  if (!/this\._readBuffer\.append\(/.test(text)) return 'it does not append chunks to this._readBuffer';
-  return null;
-}
-
-/** The SDK generation of a stock ReadBuffer: 2.x's readMessage skips lines that are not JSON. */
-function generationOfReadBuffer(readBuffer) {
-  const readMessage = readBuffer?.readMessage;
-  return typeof readMessage === 'function' && /instanceof\s+SyntaxError/.test(sourceOf(readMessage)) ? 2 : 1;
-}
-
-function looksLikeReadBuffer(value) {
-  return value !== null && typeof value === 'object' && typeof value.append === 'function' && typeof value.readMessage === 'function' && typeof value.clear === 'function';
-}
-
-// Lines on which SDK releases' JSONRPCMessageSchema differ (older 1.x
-// releases: an error response without id, ids and progress tokens beyond
-// safe integers, odd related-task objects, ...). The framer mirrors the
-// newest releases; a release that judges any of these differently gets
-// verify mode. Every line here is valid JSON.
-const CANARIES = [
-  '{"jsonrpc":"2.0","error":{"code":1,"message":""}}',
-  '{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":""}}',
-  '{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":""}}',
-  '{"jsonrpc":"2.0","id":1e+21,"method":"m"}',
-  '{"jsonrpc":"2.0","id":1e+21,"result":{}}',
-  '{"jsonrpc":"2.0","id":1.5,"method":"m"}',
-  '{"jsonrpc":"2.0","method":"m","params":{"_meta":{"progressToken":true}}}',
-  '{"jsonrpc":"2.0","method":"m","params":{"_meta":{"progressToken":1.5}}}',
-  '{"jsonrpc":"2.0","id":1,"result":{"_meta":{"progressToken":true}}}',
-  '{"jsonrpc":"2.0","id":1,"result":{"_meta":{"progressToken":1e+21}}}',
-  '{"jsonrpc":"2.0","method":"m","params":{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":null}}}}',
-  '{"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/related-task":{}}}}',
-  '{"jsonrpc":"2.0","id":1,"result":{"_meta":null}}',
-  '{"jsonrpc":"2.0","method":"m","params":{"_meta":[]}}',
-  '{"jsonrpc":"2.0","id":1,"method":"m","extra":1}',
-  '{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":""}}',
-  '{"jsonrpc":"2.0","id":1,"result":[]}',
-  '{"jsonrpc":"2.0","method":"m","params":[]}',
-];
 const differs = new WeakMap();
 
 /** Whether a stock ReadBuffer class judges any canary otherwise than the framer (cached per class). */
@@ -442,7 +356,7 @@ function schemasDiffer(Reference, sdk) {
   };
   let result = false;
   try {
-    for (const line of CANARIES) {
+    for (const line of adapter.CANARIES) {
       if (verdict(new Reference({ maxBufferSize: Infinity }), line) !== verdict(new NativeReadBuffer({ sdk }), line)) {
         result = true;
         break;
@@ -457,21 +371,22 @@ function schemasDiffer(Reference, sdk) {
 
 /** Swap a transport instance's stock ReadBuffer for a native one (before any data arrives). */
 function useNativeReadBuffer(transport, record) {
-  const stock = transport._readBuffer;
-  if (stock instanceof NativeReadBuffer || !looksLikeReadBuffer(stock)) return;
+  const stock = adapter.readBufferOf(transport);
+  if (stock === undefined || stock instanceof NativeReadBuffer) return;
+  const { maxBufferSize, held, generation, Reference } = adapter.stockReadBuffer(stock);
+  const sdk = record.sdk ?? generation;
   const buffer = new NativeReadBuffer({
-    // The stock buffer's own limit, whatever it is (SDK releases before 1.24
-    // have none, and `n > undefined` is false: no limit here either).
-    maxBufferSize: typeof stock._maxBufferSize === 'number' ? stock._maxBufferSize : Infinity,
-    sdk: record.sdk ?? generationOfReadBuffer(stock),
+    // The stock buffer's own limit, whatever it is (none: none here either).
+    maxBufferSize,
+    sdk,
     blankLines: record.blankLines,
     strict: record.strict === true,
-    reference: stock.constructor,
-    verify: schemasDiffer(stock.constructor, record.sdk ?? generationOfReadBuffer(stock)),
+    reference: Reference,
+    verify: schemasDiffer(Reference, sdk),
   });
   // Bytes the stock buffer already holds (nothing, when start() has not run).
-  if (stock._buffer && stock._buffer.length > 0) buffer.append(stock._buffer);
-  transport._readBuffer = buffer;
+  if (held !== undefined) buffer.append(held);
+  adapter.setReadBuffer(transport, buffer);
 }
 
 /**
@@ -486,7 +401,7 @@ function useNativeReadBuffer(transport, record) {
 function patchStdioTransport(Transport, options = {}) {
   const existing = patchRecord(Transport);
   if (existing) return existing.unpatch;
-  const why = refuse(Transport);
+  const why = adapter.whyNotStdioTransport(Transport);
   if (why !== null) {
     throw new UnsupportedSdkError(
       `mcp-ordered-dispatch: ${describe(Transport, options.source)} is not a supported MCP stdio transport: ${why}. Nothing was patched. ` +
@@ -498,50 +413,27 @@ function patchStdioTransport(Transport, options = {}) {
   if (typeof native.StdioFramer !== 'function') {
     throw new Error('mcp-ordered-dispatch: the native addon has no StdioFramer (it predates native stdio framing); rebuild it with `npm run build`.');
   }
-  const proto = Transport.prototype;
-  const saved = Object.getOwnPropertyDescriptor(proto, 'start');
-  const originalStart = proto.start;
-  const record = {
+  const originalStart = Transport.prototype.start;
+  const start = function start(...args) {
+    useNativeReadBuffer(this, record);
+    return originalStart.apply(this, args);
+  };
+  const record = replaceMethods(Transport.prototype, kPatch, { start }, {
     sdk: options.sdk,
     strict: options.strict === true,
     blankLines: options.blankLines,
     source: options.source,
-    unpatch() {
-      if (proto[kPatch] !== record) return;
-      if (saved) Object.defineProperty(proto, 'start', saved);
-      else delete proto.start;
-      delete proto[kPatch];
-    },
-  };
-  Object.defineProperty(proto, 'start', {
-    value: function start(...args) {
-      useNativeReadBuffer(this, record);
-      return originalStart.apply(this, args);
-    },
-    writable: true,
-    configurable: true,
-    enumerable: false,
   });
-  Object.defineProperty(proto, kPatch, { value: record, configurable: true, enumerable: false });
   return record.unpatch;
 }
 
 function patchRecord(Transport) {
-  const proto = Transport?.prototype;
-  return proto && Object.prototype.hasOwnProperty.call(proto, kPatch) ? proto[kPatch] : undefined;
+  return patchRecordOf(Transport, kPatch);
 }
 
 function isStdioPatched(Transport) {
   return patchRecord(Transport) !== undefined;
 }
-
-// Where each SDK package keeps its stdio transports.
-const STDIO_MODULES = [
-  { name: '@modelcontextprotocol/sdk', subpath: './client/stdio.js', exportName: 'StdioClientTransport', sdk: 1 },
-  { name: '@modelcontextprotocol/sdk', subpath: './server/stdio.js', exportName: 'StdioServerTransport', sdk: 1 },
-  { name: '@modelcontextprotocol/client', subpath: './stdio', exportName: 'StdioClientTransport', sdk: 2 },
-  { name: '@modelcontextprotocol/server', subpath: './stdio', exportName: 'StdioServerTransport', sdk: 2 },
-];
 
 /**
  * Every SDK stdio transport module (package × ESM/CJS build) resolvable from
@@ -549,7 +441,7 @@ const STDIO_MODULES = [
  * Nothing is loaded.
  */
 function findStdioModules(bases) {
-  return findSdkFiles(bases, STDIO_MODULES);
+  return findSdkFiles(bases, sdkModules.STDIO_MODULES);
 }
 
 /**
@@ -568,7 +460,7 @@ function findStdioTransports(bases) {
       if (typeof Transport !== 'function') throw new Error(`it has no ${copy.exportName} export`);
       found.push({ Transport, sdk: copy.sdk, source });
     } catch (error) {
-      problems.push(`${copy.name}@${copy.version} (${copy.build.toUpperCase()} build) ${copy.file}: ${error.message}`);
+      problems.push(`${describeSource(copy)} ${copy.file}: ${error.message}`);
     }
   }
   if (problems.length > 0) throw new UnsupportedSdkError(`mcp-ordered-dispatch: stdio transports could not be loaded:\n${problems.join('\n')}`);
@@ -583,7 +475,7 @@ function patchStdioTransports(bases, options = {}) {
   const found = findStdioTransports(bases);
   const problems = [];
   for (const { Transport, source } of found) {
-    const why = isStdioPatched(Transport) ? null : refuse(Transport);
+    const why = isStdioPatched(Transport) ? null : adapter.whyNotStdioTransport(Transport);
     if (why !== null) problems.push(`${describe(Transport, source)}: ${why}`);
   }
   if (problems.length > 0) {
@@ -604,7 +496,7 @@ function patchStdioTransports(bases, options = {}) {
  */
 function patchStdioExports(exports, file) {
   if (exports === null || (typeof exports !== 'object' && typeof exports !== 'function')) return;
-  for (const exportName of ['StdioClientTransport', 'StdioServerTransport']) {
+  for (const exportName of sdkModules.STDIO_EXPORTS) {
     let Transport;
     try {
       Transport = exports[exportName];
@@ -613,12 +505,10 @@ function patchStdioExports(exports, file) {
     }
     if (typeof Transport !== 'function' || isStdioPatched(Transport)) continue;
     const source = file ? sourceOfFile(file) : undefined;
-    const sdk = source?.name === '@modelcontextprotocol/sdk' ? 1 : source?.name?.startsWith('@modelcontextprotocol/') ? 2 : undefined;
     try {
-      patchStdioTransport(Transport, { sdk, source });
+      patchStdioTransport(Transport, { sdk: sdkModules.generationOfPackage(source?.name), source });
     } catch (error) {
-      if (error?.name !== 'UnsupportedSdkError') throw error;
-      process.emitWarning(`${error.message} It runs unpatched.`, { type: 'UnsupportedSdkWarning', code: 'MCP_ORDERED_DISPATCH_UNSUPPORTED' });
+      warnUnsupported(error);
     }
   }
 }
@@ -632,11 +522,11 @@ module.exports = {
   findStdioTransports,
   patchStdioTransports,
   patchStdioExports,
-  stdioClassesDefinedIn,
-  STDIO_MODULES,
+  stdioClassesDefinedIn: sdkModules.stdioClassesDefinedIn,
+  STDIO_MODULES: sdkModules.STDIO_MODULES,
   DEFAULT_MAX_BUFFER_SIZE,
   /** Why a class is not an SDK stdio transport this can patch (a string), or null. */
-  whyNotStdioTransport: refuse,
+  whyNotStdioTransport: adapter.whyNotStdioTransport,
   // exposed for tests
   _useNativeReadBuffer: useNativeReadBuffer,
 };

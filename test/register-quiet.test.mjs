@@ -118,7 +118,7 @@ test(`node ${process.version}: a process with register that never loads the SDK 
     assert.equal(r.code, 0, show(r));
     const loaded = JSON.parse(r.stdout);
     assert.ok(loaded.includes('hooks.cjs'), `${flag}: register's hooks are installed: ${loaded}`);
-    for (const heavy of ['native.cjs', 'platform.cjs', 'patch.cjs', 'discover.cjs', 'stdio.cjs', 'progress.cjs', 'esm-transform.cjs', 'stdio-detect.cjs']) {
+    for (const heavy of ['native.cjs', 'platform.cjs', 'patch.cjs', 'discover.cjs', 'stdio.cjs', 'progress.cjs', 'esm-transform.cjs', 'patching.cjs', 'v1.cjs', 'v2.cjs', 'upstream.cjs', 'common.cjs']) {
       assert.ok(!loaded.includes(heavy), `${flag}: ${heavy} loaded at start: ${loaded}`);
     }
   }

@@ -1,0 +1,125 @@
+'use strict';
+// Adapter for the SDK's stdio transports (1.x `StdioClientTransport` /
+// `StdioServerTransport`, 2.x `@modelcontextprotocol/client/stdio` and
+// `@modelcontextprotocol/server/stdio`; ESM and CJS builds): what lib/stdio.cjs
+// needs to know about them to swap their ReadBuffer for a NativeReadBuffer —
+// the shape of a transport class it can patch, how an instance keeps its
+// stock ReadBuffer (and that buffer's limit and held bytes), which generation
+// a ReadBuffer is, and where SDK releases' message schemas differ.
+
+const { sourceOf } = require('./common.cjs');
+
+/** Why `Transport` is not an SDK stdio transport whose ReadBuffer can be swapped, or null. */
+function whyNotStdioTransport(Transport) {
+  if (typeof Transport !== 'function' || Transport.prototype === null || typeof Transport.prototype !== 'object') {
+    return `it is not a class (got ${typeof Transport})`;
+  }
+  const proto = Transport.prototype;
+  for (const name of ['start', 'close', 'send', 'processReadBuffer']) {
+    if (typeof proto[name] !== 'function') return `${Transport.name || 'the class'}.prototype.${name} is missing`;
+  }
+  if (!/this\._readBuffer\.readMessage\(\)/.test(sourceOf(proto.processReadBuffer))) {
+    return 'processReadBuffer() does not read this._readBuffer.readMessage()';
+  }
+  // The client appends in start(); the server in its _ondata arrow function
+  // (constructor or class field), so look at the whole class too.
+  const text = sourceOf(Transport) + sourceOf(proto.start);
+  if (!/this\._readBuffer\s*=\s*new\s+[\w$.]*ReadBuffer\(/.test(text)) return 'it does not create a ReadBuffer as this._readBuffer';
+  if (!/this\._readBuffer\.append\(/.test(text)) return 'it does not append chunks to this._readBuffer';
+  return null;
+}
+
+/** The SDK generation of a stock ReadBuffer: 2.x's readMessage skips lines that are not JSON. */
+function generationOfReadBuffer(readBuffer) {
+  const readMessage = readBuffer?.readMessage;
+  return typeof readMessage === 'function' && /instanceof\s+SyntaxError/.test(sourceOf(readMessage)) ? 2 : 1;
+}
+
+function looksLikeReadBuffer(value) {
+  return value !== null && typeof value === 'object' && typeof value.append === 'function' && typeof value.readMessage === 'function' && typeof value.clear === 'function';
+}
+
+/** A transport instance's ReadBuffer (stock, or one swapped in), or undefined if it has none of that interface. */
+function readBufferOf(transport) {
+  const buffer = transport._readBuffer;
+  return looksLikeReadBuffer(buffer) ? buffer : undefined;
+}
+
+function setReadBuffer(transport, buffer) {
+  transport._readBuffer = buffer;
+}
+
+/**
+ * What a stock ReadBuffer holds and allows: { maxBufferSize, held, generation, Reference }.
+ * Its own limit, whatever it is (releases before 1.24 have none, and
+ * `n > undefined` is false there: no limit, Infinity); the bytes it already
+ * holds (none before start()); its class, whose own parse is the reference.
+ */
+function stockReadBuffer(stock) {
+  return {
+    maxBufferSize: typeof stock._maxBufferSize === 'number' ? stock._maxBufferSize : Infinity,
+    held: stock._buffer && stock._buffer.length > 0 ? stock._buffer : undefined,
+    generation: generationOfReadBuffer(stock),
+    Reference: stock.constructor,
+  };
+}
+
+// Lines on which SDK releases' JSONRPCMessageSchema differ (older 1.x
+// releases: an error response without id, ids and progress tokens beyond
+// safe integers, odd related-task objects, ...). The framer mirrors the
+// newest releases; a release that judges any of these differently gets
+// verify mode (lib/stdio.cjs). Every line here is valid JSON.
+const CANARIES = [
+  '{"jsonrpc":"2.0","error":{"code":1,"message":""}}',
+  '{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":""}}',
+  '{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":""}}',
+  '{"jsonrpc":"2.0","id":1e+21,"method":"m"}',
+  '{"jsonrpc":"2.0","id":1e+21,"result":{}}',
+  '{"jsonrpc":"2.0","id":1.5,"method":"m"}',
+  '{"jsonrpc":"2.0","method":"m","params":{"_meta":{"progressToken":true}}}',
+  '{"jsonrpc":"2.0","method":"m","params":{"_meta":{"progressToken":1.5}}}',
+  '{"jsonrpc":"2.0","id":1,"result":{"_meta":{"progressToken":true}}}',
+  '{"jsonrpc":"2.0","id":1,"result":{"_meta":{"progressToken":1e+21}}}',
+  '{"jsonrpc":"2.0","method":"m","params":{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":null}}}}',
+  '{"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/related-task":{}}}}',
+  '{"jsonrpc":"2.0","id":1,"result":{"_meta":null}}',
+  '{"jsonrpc":"2.0","method":"m","params":{"_meta":[]}}',
+  '{"jsonrpc":"2.0","id":1,"method":"m","extra":1}',
+  '{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":""}}',
+  '{"jsonrpc":"2.0","id":1,"result":[]}',
+  '{"jsonrpc":"2.0","method":"m","params":[]}',
+];
+
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+
+function keepOnly(object, keys) {
+  const out = {};
+  for (const key of keys) if (Object.prototype.hasOwnProperty.call(object, key)) out[key] = object[key];
+  return out;
+}
+
+/**
+ * Without the SDK's ReadBuffer at hand: drop what the current SDKs' schemas
+ * drop (unknown keys of error; of the related-task object in params._meta,
+ * and under 1.x in result._meta too).
+ */
+function stripLikeSchema(message, sdk) {
+  if (message.error !== null && typeof message.error === 'object' && !Array.isArray(message.error)) {
+    message.error = keepOnly(message.error, ['code', 'message', 'data']);
+  }
+  for (const part of sdk === 1 ? [message.params, message.result] : [message.params]) {
+    const task = part?._meta?.[RELATED_TASK];
+    if (task !== null && typeof task === 'object' && !Array.isArray(task)) part._meta[RELATED_TASK] = keepOnly(task, ['taskId']);
+  }
+  return message;
+}
+
+module.exports = {
+  whyNotStdioTransport,
+  generationOfReadBuffer,
+  readBufferOf,
+  setReadBuffer,
+  stockReadBuffer,
+  CANARIES,
+  stripLikeSchema,
+};

@@ -1,0 +1,65 @@
+'use strict';
+// What patching an SDK class takes, for `Protocol` (lib/patch.cjs) and the
+// stdio transports (lib/stdio.cjs) alike: the error for a class of a shape no
+// adapter knows, how an SDK build is named in messages, the record a patched
+// prototype carries, replacing methods on a prototype (and restoring them),
+// and the warning load-time patching gives instead of throwing.
+
+class UnsupportedSdkError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'UnsupportedSdkError';
+  }
+}
+
+/** `name@version (ESM build)` for an SDK build's { name, version, build }, or `fallback` when there is none. */
+function describeSource(source, fallback) {
+  if (!source?.name) return fallback;
+  return `${source.name}@${source.version ?? '?'}${source.build ? ` (${source.build.toUpperCase()} build)` : ''}`;
+}
+
+/** The patch record `Class.prototype` carries under `key` (its own property), or undefined. */
+function patchRecordOf(Class, key) {
+  const proto = Class?.prototype;
+  return proto && Object.prototype.hasOwnProperty.call(proto, key) ? proto[key] : undefined;
+}
+
+/**
+ * Replace `methods` ({ name: function }) on `proto` (non-enumerable, as class
+ * methods are) and mark it with a record under `key`: `{ ...fields, unpatch }`.
+ * unpatch() restores each method's own descriptor as it was (or removes the
+ * method where the prototype had none of its own), once, and only while this
+ * record is the one in place.
+ */
+function replaceMethods(proto, key, methods, fields = {}) {
+  const saved = {};
+  for (const name of Object.keys(methods)) saved[name] = Object.getOwnPropertyDescriptor(proto, name);
+  for (const [name, value] of Object.entries(methods)) {
+    Object.defineProperty(proto, name, { value, writable: true, configurable: true, enumerable: false });
+  }
+  const record = {
+    ...fields,
+    unpatch() {
+      if (proto[key] !== record) return;
+      for (const [name, descriptor] of Object.entries(saved)) {
+        if (descriptor) Object.defineProperty(proto, name, descriptor);
+        else delete proto[name];
+      }
+      delete proto[key];
+    },
+  };
+  Object.defineProperty(proto, key, { value: record, configurable: true, enumerable: false });
+  return record;
+}
+
+/**
+ * Load-time patching (`register`): a class no adapter supports is left stock
+ * with one warning rather than failing the application's import. Any other
+ * error is thrown on.
+ */
+function warnUnsupported(error) {
+  if (error?.name !== 'UnsupportedSdkError') throw error;
+  process.emitWarning(`${error.message} It runs unpatched.`, { type: 'UnsupportedSdkWarning', code: 'MCP_ORDERED_DISPATCH_UNSUPPORTED' });
+}
+
+module.exports = { UnsupportedSdkError, describeSource, patchRecordOf, replaceMethods, warnUnsupported };
