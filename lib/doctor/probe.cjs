@@ -54,16 +54,28 @@ function noteError(tally, error) {
   if (tally.firstErrors.length < 3) tally.firstErrors.push(message.slice(0, 200));
 }
 
-async function clientRun(copy, entry, tally, { pairs, progress }) {
-  const { Client } = await loadEntry(copy, entry.main);
-  const { StdioClientTransport } = await loadEntry(copy, entry.stdio);
-  if (typeof Client !== 'function' || typeof StdioClientTransport !== 'function') {
-    throw new Error(`${copy.name}@${copy.version} has no Client or StdioClientTransport`);
+/** The side's class (Client or Server) and its stdio transport class, from the copy's entries. */
+async function loadSide(copy, entry, side, transport) {
+  const Side = (await loadEntry(copy, entry.main))[side];
+  const Transport = (await loadEntry(copy, entry.stdio))[transport];
+  if (typeof Side !== 'function' || typeof Transport !== 'function') {
+    throw new Error(`${copy.name}@${copy.version} has no ${side} or ${transport}`);
   }
+  return [Side, Transport];
+}
+
+/** A Client or Server whose onerror calls are tallied. */
+function tallied(Side, tally) {
+  const instance = new Side({ name: 'mcp-ordered-dispatch-doctor', version: '0.0.0' }, { capabilities: {} });
+  instance.onerror = (error) => noteError(tally, error);
+  return instance;
+}
+
+async function clientRun(copy, entry, tally, { pairs, progress }) {
+  const [Client, StdioClientTransport] = await loadSide(copy, entry, 'Client', 'StdioClientTransport');
   for (const mode of MODES) {
     for (let pair = 0; pair < pairs; pair++) {
-      const client = new Client({ name: 'mcp-ordered-dispatch-doctor', version: '0.0.0' }, { capabilities: {} });
-      client.onerror = (error) => noteError(tally, error);
+      const client = tallied(Client, tally);
       const transport = new StdioClientTransport({ ...rawServerCommand({ mode, progress }), stderr: 'ignore' });
       try {
         await client.connect(transport);
@@ -122,17 +134,12 @@ function rawPeer(toServer, fromServer) {
 }
 
 async function serverRun(copy, entry, tally, { pairs, progress }) {
-  const { Server } = await loadEntry(copy, entry.main);
-  const { StdioServerTransport } = await loadEntry(copy, entry.stdio);
-  if (typeof Server !== 'function' || typeof StdioServerTransport !== 'function') {
-    throw new Error(`${copy.name}@${copy.version} has no Server or StdioServerTransport`);
-  }
+  const [Server, StdioServerTransport] = await loadSide(copy, entry, 'Server', 'StdioServerTransport');
   for (const mode of MODES) {
     for (let pair = 0; pair < pairs; pair++) {
       const toServer = new PassThrough();
       const fromServer = new PassThrough();
-      const server = new Server({ name: 'mcp-ordered-dispatch-doctor', version: '0.0.0' }, { capabilities: {} });
-      server.onerror = (error) => noteError(tally, error);
+      const server = tallied(Server, tally);
       const peer = rawPeer(toServer, fromServer);
       try {
         await server.connect(new StdioServerTransport(toServer, fromServer));
