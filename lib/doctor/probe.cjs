@@ -54,6 +54,21 @@ function noteError(tally, error) {
   if (tally.firstErrors.length < 3) tally.firstErrors.push(message.slice(0, 200));
 }
 
+/**
+ * Await one call (a failure is noted, not thrown), let deferred handlers run,
+ * and count the progress steps 1..progress that reached `seen`.
+ */
+async function settleCall(call, seen, tally, progress) {
+  try {
+    await call;
+  } catch (error) {
+    if (tally.failures.length < 3) tally.failures.push(String(error?.message ?? error));
+  }
+  await new Promise((resolve) => setImmediate(resolve));
+  tally.progressReceived += seen.length;
+  for (let step = 1; step <= progress; step++) if (!seen.includes(step)) tally.lost++;
+}
+
 /** The side's class (Client or Server) and its stdio transport class, from the copy's entries. */
 async function loadSide(copy, entry, side, transport) {
   const Side = (await loadEntry(copy, entry.main))[side];
@@ -84,14 +99,7 @@ async function clientRun(copy, entry, tally, { pairs, progress }) {
         const options = { timeout: 20_000, onprogress: (p) => seen.push(p.progress) };
         tally.calls++;
         tally.progressExpected += progress;
-        try {
-          await (entry.generation === 1 ? client.callTool(params, undefined, options) : client.callTool(params, options));
-        } catch (error) {
-          if (tally.failures.length < 3) tally.failures.push(String(error?.message ?? error));
-        }
-        await new Promise((resolve) => setImmediate(resolve));
-        tally.progressReceived += seen.length;
-        for (let step = 1; step <= progress; step++) if (!seen.includes(step)) tally.lost++;
+        await settleCall(entry.generation === 1 ? client.callTool(params, undefined, options) : client.callTool(params, options), seen, tally, progress);
       } finally {
         await client.close().catch(() => {});
       }
@@ -173,14 +181,7 @@ async function serverRun(copy, entry, tally, { pairs, progress }) {
           }
           peer.write(...notes.slice(-1), response);
         }
-        try {
-          await call;
-        } catch (error) {
-          if (tally.failures.length < 3) tally.failures.push(String(error?.message ?? error));
-        }
-        await new Promise((resolve) => setImmediate(resolve));
-        tally.progressReceived += seen.length;
-        for (let step = 1; step <= progress; step++) if (!seen.includes(step)) tally.lost++;
+        await settleCall(call, seen, tally, progress);
       } finally {
         await server.close().catch(() => {});
       }
