@@ -6,33 +6,22 @@
 // (all-in-one writes) against the aliased copy (test/support/alias-app.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { runCommand } from './support/spawn-node.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const APP = path.join(ROOT, 'test', 'support', 'alias-app.mjs');
 const { findSdkCopies, isSdkModuleFile } = require('../lib/discover.cjs');
 
-function app(nodeArgs, args) {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env };
-    delete env.NODE_OPTIONS;
-    const child = spawn(process.execPath, [...nodeArgs, APP, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.once('error', reject);
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      if (code !== 0) return reject(new Error(`alias-app ${args.join(' ')} exited with ${signal ?? code}:\n${stderr}`));
-      resolve({ ...JSON.parse(stdout.trim().split('\n').pop()), stderr });
-    });
-  });
+async function app(nodeArgs, args) {
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  const r = await runCommand(process.execPath, [...nodeArgs, APP, ...args], { cwd: ROOT, env });
+  if (r.code !== 0) throw new Error(`alias-app ${args.join(' ')} exited with ${r.signal ?? r.code}:\n${r.stderr}`);
+  return { ...JSON.parse(r.stdout.trim().split('\n').pop()), stderr: r.stderr };
 }
 
 // [alias, version, build]: 1.0.0 is ESM only (require() loads that ESM build); 1.2.0 has a CJS build.

@@ -12,6 +12,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { runCommand } from './support/spawn-node.mjs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
@@ -62,23 +63,12 @@ after(() => {
   }
 });
 
-function client(sdk, transport, url, patched) {
+async function client(sdk, transport, url, patched) {
   const args = [...(transport === 'websocket' ? WS_FLAGS : []), CLIENT, `--sdk=${sdk}`, `--transport=${transport}`, `--patched=${patched ? 1 : 0}`, `--calls=${CALLS}`, `--count=${COUNT}`];
   if (url) args.push(`--url=${url}`);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.once('error', reject);
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      if (code !== 0) return reject(new Error(`${sdk}.x ${transport} client exited with ${signal ?? code}:\n${stderr}`));
-      resolve(JSON.parse(stdout.trim().split('\n').pop()));
-    });
-  });
+  const r = await runCommand(process.execPath, args, { cwd: ROOT });
+  if (r.code !== 0) throw new Error(`${sdk}.x ${transport} client exited with ${r.signal ?? r.code}:\n${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop());
 }
 
 // [client SDK, transport, server SDK (null: in-process), stock loss: 'all' | 'some' | 'none']

@@ -7,11 +7,11 @@
 // project; each case runs in its own child process.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import fs from 'node:fs';
 import path from 'node:path';
+import { runCommand } from './support/spawn-node.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -25,21 +25,9 @@ before(() => {
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 function run(args, cwd) {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env };
-    delete env.NODE_OPTIONS;
-    const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.once('error', reject);
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  return runCommand(process.execPath, args, { cwd, env, timeout: 90_000 });
 }
 
 async function app(build, how, nodeArgs = []) {
