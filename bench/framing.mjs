@@ -134,25 +134,29 @@ function timeOnce(variant, input, expected) {
 function bench(label, lines, runs) {
   const { bytes, chunks } = chunked(lines, CHUNK);
   const times = Object.fromEntries(VARIANTS.map((v) => [v.key, []]));
+  const texts = handedOver(chunks);
+  const parseTimes = [];
   for (let r = 0; r < runs; r++) {
     for (const v of VARIANTS) times[v.key].push(timeOnce(v, v.lines ? lines : chunks, lines.length));
+    parseTimes.push(timeParse(texts));
   }
   const results = {};
   for (const v of VARIANTS) {
     const ms = Math.min(...times[v.key]);
     results[v.key] = { name: v.name, ms, median: median(times[v.key]), mbps: bytes / 1e6 / (ms / 1e3) };
   }
-  const parts = breakdown(chunks, runs);
+  const parts = { batchParse: Math.min(...parseTimes), texts: texts.length };
   return { label, bytes, messages: lines.length, chunks: chunks.length, runs, results, parts };
 }
 
 // Where the native read buffer's time goes: the framer's push alone (Rust
 // scan, validation, classification and the JS strings, one crossing per
-// chunk) is the 'frameOnly' variant; here, the JSON.parse of the texts it
-// hands over (each chunk's batch, and a big line's own string), timed alone
-// on texts collected beforehand. The rest of the native read buffer's time is
-// readMessage()'s loop and the hand-off to the dispatcher.
-function breakdown(chunks, runs) {
+// chunk) is the 'frameOnly' variant; timeParse() times the JSON.parse of the
+// texts it hands over (each chunk's batch, and a big line's own string),
+// collected beforehand, in the same rounds as the variants. The rest of the
+// native read buffer's time is readMessage()'s loop and the hand-off to the
+// dispatcher (a difference of minima: noisy, and may come out below zero).
+function handedOver(chunks) {
   const framer = new StdioFramer({ sdk: 1 });
   const texts = [];
   for (const chunk of chunks) {
@@ -167,14 +171,14 @@ function breakdown(chunks, runs) {
     }
     if (batch) texts.push(out[2]);
   }
-  const times = [];
-  for (let r = 0; r < runs; r++) {
-    globalThis.gc?.();
-    const t0 = performance.now();
-    for (const text of texts) JSON.parse(text);
-    times.push(performance.now() - t0);
-  }
-  return { batchParse: Math.min(...times), texts: texts.length };
+  return texts;
+}
+
+function timeParse(texts) {
+  globalThis.gc?.();
+  const t0 = performance.now();
+  for (const text of texts) JSON.parse(text);
+  return performance.now() - t0;
 }
 
 function fmt(n, digits = 1) {
