@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { bigTextMessage, BIG_SIZE, TARGETS } from './workloads.mjs';
 
 const require = createRequire(import.meta.url);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')).map(([k, v]) => [k, v ?? true]));
 const QUICK = args.quick === true;
 const COUNT = Number(args.count ?? (QUICK ? 20_000 : 200_000));
@@ -32,7 +33,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function child() {
   const generation = Number(args.sdk);
-  if (args.variant === 'patched') require('../index.cjs').install();
+  if (args.variant === 'patched') require('../index.cjs').install({ paths: [ROOT] }); // this checkout's SDK copies, whatever the working directory
   const { loadSdk, callTool, onLogMessage } = require('../test/support/sdk.cjs');
   const sdk = await loadSdk(generation, 'esm');
   const client = new sdk.Client({ name: 'bench', version: '1.0.0' });
@@ -42,7 +43,9 @@ async function child() {
     logs++;
   });
   client.onerror = () => errors++;
-  await client.connect(new sdk.StdioClientTransport({ command: process.execPath, args: [FLOOD] }));
+  const transport = new sdk.StdioClientTransport({ command: process.execPath, args: [FLOOD] });
+  await client.connect(transport);
+  if (args.variant === 'patched' && transport._readBuffer?.constructor?.name !== 'NativeReadBuffer') throw new Error('install() did not patch the client transport');
 
   const expectedText = JSON.parse(bigTextMessage(BIG_SIZE)[0]).result.content[0].text;
   async function measure(params, expectLogs) {

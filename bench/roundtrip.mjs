@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { TARGETS } from './workloads.mjs';
 
 const require = createRequire(import.meta.url);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')).map(([k, v]) => [k, v ?? true]));
 const QUICK = args.quick === true;
 const CALLS = Math.min(Number(args.calls ?? (QUICK ? 300 : 2000)), 100_000);
@@ -26,7 +27,7 @@ const SERVER = fileURLToPath(new URL('./sdk-server.mjs', import.meta.url));
 
 async function child() {
   const generation = Number(args.sdk);
-  if (args.variant === 'patched') require('../index.cjs').install();
+  if (args.variant === 'patched') require('../index.cjs').install({ paths: [ROOT] }); // this checkout's SDK copies, whatever the working directory
   const { loadSdk } = require('../test/support/sdk.cjs');
   const sdk = await loadSdk(generation, 'esm');
   const client = new sdk.Client({ name: 'bench', version: '1.0.0' });
