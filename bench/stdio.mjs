@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')).map(([k, v]) => [k, v ?? true]));
 const CALLS = Number(args.calls ?? 400);
 const CONCURRENCY = 8;
@@ -19,7 +20,7 @@ async function child() {
   const generation = Number(args.sdk);
   const { loadSdk, callTool } = require('../test/support/sdk.cjs');
   const { SERVER_PATH } = require('../test/support/repro.cjs');
-  if (args.variant === 'patched') require('../index.cjs').install();
+  if (args.variant === 'patched') require('../index.cjs').install({ paths: [ROOT] }); // this checkout's SDK copies, whatever the working directory
   const sdk = await loadSdk(generation, 'esm');
   const client = new sdk.Client({ name: 'bench', version: '1.0.0' });
   let errors = 0;

@@ -1,0 +1,111 @@
+#!/usr/bin/env node
+// Round trip of a single small request over a real child: a real SDK Client
+// (StdioClientTransport) sends ping to a real SDK Server
+// (bench/sdk-server.mjs, StdioServerTransport), one request at a time, and
+// times each from request() to its response. Stock against patched
+// (install() in both processes), each pair of processes on its own,
+// alternating, rounds in the same run. The issue's target: patched p50 no
+// more than 20 µs above stock's.
+//
+//   node bench/roundtrip.mjs [--rounds=5] [--calls=2000] [--sdk=1,2] [--json] [--quick]
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { TARGETS } from './workloads.mjs';
+
+const require = createRequire(import.meta.url);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')).map(([k, v]) => [k, v ?? true]));
+const QUICK = args.quick === true;
+const CALLS = Math.min(Number(args.calls ?? (QUICK ? 300 : 2000)), 100_000);
+const WARMUP = QUICK ? 100 : 500;
+const ROUNDS = Number(args.rounds ?? (QUICK ? 1 : 5));
+const SDKS = String(args.sdk ?? (QUICK ? '1' : '1,2')).split(',').map(Number);
+const SERVER = fileURLToPath(new URL('./sdk-server.mjs', import.meta.url));
+
+async function child() {
+  const generation = Number(args.sdk);
+  if (args.variant === 'patched') require('../index.cjs').install({ paths: [ROOT] }); // this checkout's SDK copies, whatever the working directory
+  const { loadSdk } = require('../test/support/sdk.cjs');
+  const sdk = await loadSdk(generation, 'esm');
+  const client = new sdk.Client({ name: 'bench', version: '1.0.0' });
+  const transport = new sdk.StdioClientTransport({ command: process.execPath, args: [SERVER, `--sdk=${generation}`, `--variant=${args.variant}`] });
+  await client.connect(transport);
+  if (args.variant === 'patched' && transport._readBuffer?.constructor?.name !== 'NativeReadBuffer') throw new Error('install() did not patch the client transport');
+  for (let i = 0; i < WARMUP; i++) await client.ping();
+  const us = new Float64Array(CALLS);
+  for (let i = 0; i < CALLS; i++) {
+    const t0 = performance.now();
+    await client.ping();
+    us[i] = (performance.now() - t0) * 1000;
+  }
+  await client.close();
+  us.sort();
+  const at = (p) => us[Math.min(CALLS - 1, Math.floor((p / 100) * CALLS))];
+  console.log(JSON.stringify({ p50: at(50), p99: at(99) }));
+}
+
+function runChild(variant, sdk) {
+  const load = os.loadavg()[0];
+  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', `--variant=${variant}`, `--sdk=${sdk}`, `--calls=${CALLS}`], {
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  if (r.status !== 0) throw new Error(`${variant} sdk ${sdk} failed (${r.signal ?? r.status}): ${r.stderr}`);
+  return { ...JSON.parse(r.stdout.trim().split('\n').pop()), load };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+function measureAll() {
+  const out = [];
+  for (const sdk of SDKS) {
+    const runs = { stock: [], patched: [] };
+    for (let i = 0; i < ROUNDS; i++) {
+      for (const variant of i % 2 === 0 ? ['stock', 'patched'] : ['patched', 'stock']) runs[variant].push(runChild(variant, sdk));
+    }
+    const s = (v) => ({
+      p50: median(runs[v].map((r) => r.p50)),
+      p99: median(runs[v].map((r) => r.p99)),
+      all: runs[v].map((r) => r.p50.toFixed(0)).join(', '),
+      load: runs[v].map((r) => r.load.toFixed(1)).join('/'),
+    });
+    out.push({ sdk, stock: s('stock'), patched: s('patched') });
+  }
+  return out;
+}
+
+function rows(results) {
+  const rows = [];
+  for (const { sdk, stock, patched } of results) {
+    const what = `${CALLS} sequential pings, real ${sdk}.x Client → real ${sdk}.x Server over a real stdio child, both processes patched or both stock (median of ${ROUNDS} runs)`;
+    rows.push({
+      row: `(c) round trip p50 of one small request, ${what}`,
+      stock: stock.p50,
+      patched: patched.p50,
+      unit: 'µs',
+      lowerIsBetter: true,
+      target: `≤ stock + ${TARGETS.roundTripP50Us} µs`,
+      met: patched.p50 <= stock.p50 + TARGETS.roundTripP50Us,
+      note: `patched − stock: ${(patched.p50 - stock.p50).toFixed(1)} µs; per run p50 stock ${stock.all}, patched ${patched.all} µs; load ${stock.load} / ${patched.load}`,
+    });
+    rows.push({
+      row: `(c) round trip p99 of one small request, same runs`,
+      stock: stock.p99,
+      patched: patched.p99,
+      unit: 'µs',
+      lowerIsBetter: true,
+    });
+  }
+  return rows;
+}
+
+if (args.child) {
+  await child();
+} else {
+  const result = rows(measureAll());
+  if (args.json) console.log(JSON.stringify({ rows: result }));
+  else for (const r of result) console.log(`${r.row}\n  stock ${r.stock.toFixed(1)} µs, patched ${r.patched.toFixed(1)} µs${r.target ? `; target ${r.target}: ${r.met ? 'met' : 'NOT MET'}` : ''}${r.note ? `\n  ${r.note}` : ''}`);
+}

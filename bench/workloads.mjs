@@ -1,0 +1,70 @@
+// The workloads of the stdio benchmarks, in one place: bench/framing.mjs
+// frames them in-process, bench/flood-server.mjs writes them from a real
+// child, bench/eventloop.mjs parses the same message for its floor.
+
+/** Issue 13's targets, shown (met / not met) next to the rows they concern. */
+export const TARGETS = {
+  /** Native reader main-thread time at most this many times plain JSON.parse of the same lines. */
+  mainThreadVsParse: 1.15,
+  /** Worst event-loop stall while a 9 MiB result arrives, at most this many times its JSON.parse. */
+  stallVsParse: 1.2,
+  /** Single-request round trip: patched p50 at most this many µs above stock's. */
+  roundTripP50Us: 20,
+};
+
+/** The size of the big workloads. */
+export const BIG_SIZE = 9 * 1024 * 1024;
+
+export function smallMessages(count) {
+  const lines = [];
+  for (let i = 0; i < count; i++) {
+    let m;
+    switch (i % 4) {
+      case 0:
+        m = { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: `tok-${i >> 6}`, progress: i, total: count, message: `step ${i}` } };
+        break;
+      case 1:
+        m = { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'echo', arguments: { text: `hello world ${i}` }, _meta: { progressToken: i } } };
+        break;
+      case 2:
+        m = { jsonrpc: '2.0', id: i, result: { content: [{ type: 'text', text: `result ${i}` }], isError: false } };
+        break;
+      default:
+        m = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', logger: 'bench', data: i % 32 === 3 ? `ligne ${i} — déjà vu ✓` : `line ${i}` } };
+    }
+    lines.push(JSON.stringify(m));
+  }
+  return lines;
+}
+
+export function bigMessage(size) {
+  // Half a long text (with escapes and non-ASCII), half structured rows.
+  const unit = 'The quick brown fox jumps over the lazy dog. "Quoted" \\ déjà vu — ✓\n';
+  const text = unit.repeat(Math.ceil(size / 2 / unit.length));
+  const rows = [];
+  let approx = 0;
+  for (let i = 0; approx < size / 2; i++) {
+    const row = { id: i, name: `row ${i}`, value: i * 1.5, ok: i % 3 === 0, tags: ['alpha', 'beta'] };
+    approx += 80;
+    rows.push(row);
+  }
+  const message = { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text }], structuredContent: { rows } } };
+  return [JSON.stringify(message)];
+}
+
+export function bigTextMessage(size) {
+  // A tool result carrying one file's contents: the usual shape of a large result.
+  const unit = 'export function step(n) { return n + 1; } // "quoted" \\ déjà vu — ✓\n';
+  const text = unit.repeat(Math.floor(size / Buffer.byteLength(JSON.stringify(unit))));
+  return [JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text }] } })];
+}
+
+/** What a server streams to a client: `count` log notifications (ASCII, and now and then not). */
+export function logNotifications(count) {
+  const lines = [];
+  for (let i = 0; i < count; i++) {
+    const data = i % 32 === 3 ? `ligne ${i} — déjà vu ✓` : `line ${i} of the build output`;
+    lines.push(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', logger: 'bench', data } }));
+  }
+  return lines;
+}
