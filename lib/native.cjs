@@ -45,36 +45,49 @@ const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 // classifier inspects (the `for...in` key set — what zod's .strict() checks —
 // the six known fields, and the nested ones only under objects) and passes
 // them to the native `_dispatchGathered`, which makes every decision and owns
-// the ordering queue. `keys` = -1 makes the native side read the message
+// the ordering queue. Its arguments are positional (one N-API call reads them
+// all), laid out by the binding: `boundary.SLOT_*` (src/boundary.rs), like
+// every bit and code here. `keys` < 0 makes the native side read the message
 // itself (non-objects, or a getter/proxy that threw here).
 //
-// Hand-off from lib/stdio.cjs: its native read buffer leaves in `handoff` the
+// Hand-off from lib/stdio.cjs: the transport's native read buffer keeps the
 // message readMessage() just returned, which the Rust framer has already
-// validated and classified (code 1 result, 2 error response, 3 request,
-// 4 notification). When the SDK passes that very object on to dispatch(),
-// gathering is skipped and `_dispatchClassified` takes that classification.
-// Progress notifications are gathered as usual, for the native progress
-// fast path.
-const handoff = { message: undefined, code: 0, enabled: true, hits: 0 };
+// validated and classified, with its code (`_handoffMessage`,
+// `_handoffCode`). When the transport passes that very object on,
+// `_dispatchFrom(readBuffer, message, extra)` skips gathering and
+// `_dispatchClassified` takes that classification. Progress notifications
+// are gathered as usual, for the native progress fast path.
 
 function installGatheringDispatch(native) {
-  native.handoff = handoff;
   const proto = native.Dispatcher && native.Dispatcher.prototype;
-  if (!proto || typeof proto._dispatchGathered !== 'function') return native;
+  if (!proto || typeof proto._dispatchGathered !== 'function' || !native.boundary) return native;
+  const {
+    KEY_JSONRPC, KEY_ID, KEY_RESULT, KEY_ERROR, KEY_METHOD, KEY_PARAMS,
+    PROGRESS_KEY_TOKEN, PROGRESS_KEY_PROGRESS, PROGRESS_KEY_TOTAL, PROGRESS_KEY_MESSAGE,
+    SLOT_MESSAGE, SLOT_EXTRA, SLOT_KEYS, SLOT_UNKNOWN, SLOT_JSONRPC, SLOT_ID, SLOT_RESULT, SLOT_ERROR, SLOT_METHOD, SLOT_PARAMS,
+    SLOT_R_META, SLOT_R_TOKEN, SLOT_R_TASK, SLOT_R_TASK_ID, SLOT_E_CODE, SLOT_E_MESSAGE,
+    SLOT_P_META, SLOT_P_TOKEN, SLOT_P_TASK, SLOT_P_TASK_ID,
+    SLOT_PR_KEYS, SLOT_PR_UNKNOWN, SLOT_PR_TOKEN, SLOT_PR_PROGRESS, SLOT_PR_TOTAL, SLOT_PR_MESSAGE, SLOT_COUNT,
+    CODE_RESULT, CODE_NOTIFICATION,
+  } = native.boundary;
   const gathered = proto._dispatchGathered;
   const classified = proto._dispatchClassified;
+  // The arguments, written in full before each call and emptied after it (so
+  // that they keep no message alive). The call reads them all on entry, so a
+  // re-entrant dispatch from a callback may reuse the array.
+  const args = new Array(SLOT_COUNT).fill(undefined);
+  function call(self) {
+    try {
+      return Reflect.apply(gathered, self, args);
+    } finally {
+      args.fill(undefined);
+    }
+  }
   function dispatch(message, extra) {
-    if (typeof message !== 'object' || message === null) {
-      return gathered.call(this, message, extra, -1);
-    }
-    if (message === handoff.message) {
-      handoff.message = undefined;
-      const code = handoff.code;
-      if (handoff.enabled && code >= 1 && code <= 4 && (code !== 4 || message.method !== 'notifications/progress')) {
-        handoff.hits++;
-        return classified.call(this, message, extra, code);
-      }
-    }
+    args[SLOT_MESSAGE] = message;
+    args[SLOT_EXTRA] = extra;
+    args[SLOT_KEYS] = -1;
+    if (typeof message !== 'object' || message === null) return call(this);
     let keys = 0;
     let unknown;
     let jsonrpc, id, result, error, method, params;
@@ -85,12 +98,12 @@ function installGatheringDispatch(native) {
     try {
       for (const key in message) {
         switch (key) {
-          case 'jsonrpc': keys |= 1; break;
-          case 'id': keys |= 2; break;
-          case 'result': keys |= 4; break;
-          case 'error': keys |= 8; break;
-          case 'method': keys |= 16; break;
-          case 'params': keys |= 32; break;
+          case 'jsonrpc': keys |= KEY_JSONRPC; break;
+          case 'id': keys |= KEY_ID; break;
+          case 'result': keys |= KEY_RESULT; break;
+          case 'error': keys |= KEY_ERROR; break;
+          case 'method': keys |= KEY_METHOD; break;
+          case 'params': keys |= KEY_PARAMS; break;
           default: if (unknown === undefined) unknown = key;
         }
       }
@@ -117,10 +130,10 @@ function installGatheringDispatch(native) {
           prKeys = 0;
           for (const key in params) {
             switch (key) {
-              case 'progressToken': prKeys |= 1; break;
-              case 'progress': prKeys |= 2; break;
-              case 'total': prKeys |= 4; break;
-              case 'message': prKeys |= 8; break;
+              case 'progressToken': prKeys |= PROGRESS_KEY_TOKEN; break;
+              case 'progress': prKeys |= PROGRESS_KEY_PROGRESS; break;
+              case 'total': prKeys |= PROGRESS_KEY_TOTAL; break;
+              case 'message': prKeys |= PROGRESS_KEY_MESSAGE; break;
               default: if (prUnknown === undefined) prUnknown = key;
             }
           }
@@ -137,27 +150,71 @@ function installGatheringDispatch(native) {
         }
       }
     } catch {
-      return gathered.call(this, message, extra, -1);
+      // A getter or proxy trap threw (which may have re-entered): not gathered.
+      args.fill(undefined);
+      args[SLOT_MESSAGE] = message;
+      args[SLOT_EXTRA] = extra;
+      args[SLOT_KEYS] = -1;
+      return call(this);
     }
-    return gathered.call(
-      this, message, extra, keys, unknown, jsonrpc, id, result, error, method, params,
-      rMeta, rToken, rTask, rTaskId, eCode, eMessage, pMeta, pToken, pTask, pTaskId,
-      prKeys, prUnknown, prToken, prProgress, prTotal, prMessage,
-    );
+    // Getters run above may have re-entered dispatch (and emptied the array).
+    args[SLOT_MESSAGE] = message;
+    args[SLOT_EXTRA] = extra;
+    args[SLOT_KEYS] = keys;
+    args[SLOT_UNKNOWN] = unknown;
+    args[SLOT_JSONRPC] = jsonrpc;
+    args[SLOT_ID] = id;
+    args[SLOT_RESULT] = result;
+    args[SLOT_ERROR] = error;
+    args[SLOT_METHOD] = method;
+    args[SLOT_PARAMS] = params;
+    args[SLOT_R_META] = rMeta;
+    args[SLOT_R_TOKEN] = rToken;
+    args[SLOT_R_TASK] = rTask;
+    args[SLOT_R_TASK_ID] = rTaskId;
+    args[SLOT_E_CODE] = eCode;
+    args[SLOT_E_MESSAGE] = eMessage;
+    args[SLOT_P_META] = pMeta;
+    args[SLOT_P_TOKEN] = pToken;
+    args[SLOT_P_TASK] = pTask;
+    args[SLOT_P_TASK_ID] = pTaskId;
+    args[SLOT_PR_KEYS] = prKeys;
+    args[SLOT_PR_UNKNOWN] = prUnknown;
+    args[SLOT_PR_TOKEN] = prToken;
+    args[SLOT_PR_PROGRESS] = prProgress;
+    args[SLOT_PR_TOTAL] = prTotal;
+    args[SLOT_PR_MESSAGE] = prMessage;
+    return call(this);
   }
-  Object.defineProperty(proto, 'dispatch', {
-    value: dispatch,
-    writable: true,
-    enumerable: true,
-    configurable: true,
-  });
+  // `dispatch`, for a message the transport read from `source` (its read
+  // buffer, or anything else): takes the framer's classification when
+  // `source` is a native read buffer that handed this very message over.
+  function dispatchFrom(source, message, extra) {
+    if (typeof source === 'object' && source !== null && message === source._handoffMessage && message !== undefined) {
+      source._handoffMessage = undefined;
+      const code = source._handoffCode;
+      if (code >= CODE_RESULT && code <= CODE_NOTIFICATION && (code !== CODE_NOTIFICATION || message.method !== 'notifications/progress')) {
+        source._handoffHits++;
+        return classified.call(this, message, extra, code);
+      }
+    }
+    return dispatch.call(this, message, extra);
+  }
+  for (const [name, value] of [['dispatch', dispatch], ['_dispatchFrom', dispatchFrom]]) {
+    Object.defineProperty(proto, name, {
+      value,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  }
   return native;
 }
 
 // The addon's own exports, each read lazily (the names of src/*binding.rs;
 // any other name is copied on once the addon has loaded).
-const BINDINGS = ['Dispatcher', 'ProgressTokens', 'StdioFramer', 'classify', '_testPanic'];
-const lazy = { load, loadedFrom, lazyBinding, NativeAddonError, handoff };
+const BINDINGS = ['Dispatcher', 'ProgressTokens', 'StdioFramer', 'classify', 'boundary', '_testPanic'];
+const lazy = { load, loadedFrom, lazyBinding, NativeAddonError };
 for (const name of BINDINGS) {
   Object.defineProperty(lazy, name, { enumerable: true, configurable: true, get: () => load()[name] });
 }

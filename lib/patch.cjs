@@ -106,7 +106,9 @@ function interceptRouting(protocol, transport, generation) {
       const dispatcher = state.dispatcher;
       transport.onmessage = function orderedOnMessage(message, extra) {
         previous?.(message, extra);
-        dispatcher.dispatch(message, extra);
+        // The read buffer it came from (stdio: a native one hands over the
+        // framer's classification, lib/stdio.cjs), or undefined.
+        dispatcher._dispatchFrom(transport._readBuffer, message, extra);
       };
     },
   });

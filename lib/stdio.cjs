@@ -68,10 +68,20 @@ const sdkModules = require('./adapters/modules.cjs');
 const adapter = require('./adapters/stdio.cjs');
 const { stripLikeSchema } = adapter;
 
-// Shared with the Dispatcher's JavaScript front end (lib/native.cjs): the
-// message readMessage() just returned, already classified, so that dispatch()
-// need not gather and classify it again.
-const handoff = native.handoff;
+// The layout of the framer's results and its codes (src/boundary.rs), read
+// from the addon when the first NativeReadBuffer is made (requiring this
+// file must not load it).
+let OUT_ENTRIES, OUT_COUNT, OUT_BATCH, ENTRY_SIZE, ENTRY_CODE, ENTRY_SLOT, ENTRY_START, ENTRY_END;
+let BAD_MESSAGE, BAD_OFFSET, BAD_LINE, BAD_REASON, BAD_TEXT;
+let CODE_KIND, CODE_ERROR, CODE_SCHEMA_STRIPS;
+function readBoundary() {
+  if (OUT_ENTRIES !== undefined) return;
+  ({
+    OUT_ENTRIES, OUT_COUNT, OUT_BATCH, ENTRY_SIZE, ENTRY_CODE, ENTRY_SLOT, ENTRY_START, ENTRY_END,
+    BAD_MESSAGE, BAD_OFFSET, BAD_LINE, BAD_REASON, BAD_TEXT,
+    CODE_KIND, CODE_ERROR, CODE_SCHEMA_STRIPS,
+  } = native.boundary);
+}
 
 /** The SDK's STDIO_DEFAULT_MAX_BUFFER_SIZE. */
 const DEFAULT_MAX_BUFFER_SIZE = 10 * 1024 * 1024;
@@ -106,9 +116,9 @@ function framerLimit(max) {
 class NativeReadBuffer {
   // Fields, not assignments in the constructor: defined on the instance, so
   // that no accessor on Object.prototype sees or takes them.
-  // The last push's result (see src/framer_binding.rs): `_count` entries
-  // [code, s, start, end] in the Int32Array `_meta`, which the framer reuses
-  // for its next push.
+  // The last push's result (see src/boundary.rs): `_count` entries
+  // [code, slot, start, end] in the Int32Array `_meta`, which the framer
+  // reuses for its next push.
   _out = undefined;
   _meta = undefined;
   _count = 0;
@@ -121,6 +131,12 @@ class NativeReadBuffer {
   // an array: no Array.prototype accessor can take an entry), or null.
   _backlog = null;
   _maxBufferSize = DEFAULT_MAX_BUFFER_SIZE;
+  // The hand-off to the Dispatcher (lib/native.cjs `_dispatchFrom`): the
+  // message readMessage() just returned, already validated and classified
+  // by the framer, and its code; how many the Dispatcher took.
+  _handoffMessage = undefined;
+  _handoffCode = 0;
+  _handoffHits = 0;
   _framer = undefined;
   _reference = undefined;
   _referenceBuffer = undefined;
@@ -129,6 +145,7 @@ class NativeReadBuffer {
   _strict = false;
 
   constructor(options = {}) {
+    readBoundary();
     this._maxBufferSize = options.maxBufferSize ?? DEFAULT_MAX_BUFFER_SIZE;
     this._framer = new native.StdioFramer({
       sdk: options.sdk ?? 1,
@@ -137,7 +154,7 @@ class NativeReadBuffer {
       strict: options.strict === true,
     });
     // The stock ReadBuffer class this one replaces, if any: it parses the
-    // rare message whose schema parse drops keys (code bit 16).
+    // rare message whose schema parse drops keys (CODE_SCHEMA_STRIPS).
     this._reference = typeof options.reference === 'function' ? options.reference : undefined;
     // The SDK release's schemas differ from the framer's (see
     // schemasDiffer()): error responses go through the SDK's own parse too.
@@ -165,7 +182,7 @@ class NativeReadBuffer {
     return reference.readMessage();
   }
 
-  // A message flagged by the framer (code bit 16): what the SDK's parse
+  // A message flagged by the framer (CODE_SCHEMA_STRIPS): what the SDK's parse
   // returns for its text (keys dropped; or its own error if this SDK release
   // rejects it).
   _asSdkParses(message, text) {
@@ -181,9 +198,9 @@ class NativeReadBuffer {
   // standalone: a StdioFramingError naming the offset (strict still delivers
   // what the SDK accepts).
   _badLine(out, e, hasText) {
-    if (hasText && this._reference !== undefined && (!this._strict || out[e + 3] === 'not-json-rpc')) {
+    if (hasText && this._reference !== undefined && (!this._strict || out[e + BAD_REASON] === 'not-json-rpc')) {
       try {
-        return { message: this._sdkParse(out[e + 4]) };
+        return { message: this._sdkParse(out[e + BAD_TEXT]) };
       } catch (sdkError) {
         return { error: this._strict ? framingError(out, e) : sdkError };
       }
@@ -204,8 +221,8 @@ class NativeReadBuffer {
       return;
     }
     this._out = out;
-    this._meta = out[0];
-    this._count = out[1];
+    this._meta = out[OUT_ENTRIES];
+    this._count = out[OUT_COUNT];
   }
 
   readMessage() {
@@ -220,28 +237,29 @@ class NativeReadBuffer {
     if (this._next >= count) return null;
     const meta = this._meta;
     const out = this._out;
-    const k = 4 * this._next++;
-    const code = meta[k];
-    const s = meta[k + 1];
+    const k = ENTRY_SIZE * this._next++;
+    const code = meta[k + ENTRY_CODE];
+    const s = meta[k + ENTRY_SLOT];
     let message;
     let error;
     if (code <= 0) {
-      ({ message, error } = this._badLine(out, s, meta[k + 2] === 1));
-    } else if (this._verify && (code & 7) === 2) {
+      // A bad line: s is where its fields are; ENTRY_START says whether it has its text.
+      ({ message, error } = this._badLine(out, s, meta[k + ENTRY_START] === 1));
+    } else if (this._verify && (code & CODE_KIND) === CODE_ERROR) {
       // An error response, under a release whose schemas are not the
       // framer's: its own parse decides, below. (Its place in the batch is
       // still taken.)
-      if (s === 2) this._ordinal++;
-    } else if (s === 2) {
+      if (s === OUT_BATCH) this._ordinal++;
+    } else if (s === OUT_BATCH) {
       const batch = this._batch ?? (this._batch = parseBatch(out, meta, count));
       message = batch[this._ordinal++];
       if (message instanceof StdioFramingError) error = message;
     } else {
-      message = JSON.parse(out[s].slice(meta[k + 2], meta[k + 3]));
+      message = JSON.parse(out[s].slice(meta[k + ENTRY_START], meta[k + ENTRY_END]));
     }
-    if ((code >= 16 || (this._verify && (code & 7) === 2)) && error === undefined) {
+    if (code > 0 && ((code & CODE_SCHEMA_STRIPS) !== 0 || (this._verify && (code & CODE_KIND) === CODE_ERROR)) && error === undefined) {
       try {
-        message = this._asSdkParses(message, out[s].slice(meta[k + 2], meta[k + 3]));
+        message = this._asSdkParses(message, out[s].slice(meta[k + ENTRY_START], meta[k + ENTRY_END]));
       } catch (sdkError) {
         error = sdkError;
       }
@@ -258,8 +276,7 @@ class NativeReadBuffer {
     // A line the SDK drops (2.x, not JSON): the next entry of this push
     // (never the backlog, which _stash() may be filling from here).
     if (message === null) return this._readCurrent();
-    handoff.message = code > 0 && code < 8 ? message : undefined;
-    handoff.code = code;
+    this._handOff(message, code);
     return message;
   }
 
@@ -286,14 +303,14 @@ class NativeReadBuffer {
       try {
         const message = this._readCurrent();
         if (message === null) break; // the rest were lines the SDK drops
-        node = { item: { message, code: handoff.code, error: undefined }, next: null };
+        node = { item: { message, code: this._handoffCode, error: undefined }, next: null };
       } catch (error) {
         node = { item: { message: undefined, code: 0, error }, next: null };
       }
       if (backlog === null) backlog = { head: node, tail: node };
       else backlog.tail = backlog.tail.next = node;
     }
-    handoff.message = undefined;
+    this._handoffMessage = undefined;
     this._backlog = backlog;
   }
 
@@ -303,29 +320,36 @@ class NativeReadBuffer {
     if (next === null) this._backlog = null;
     else backlog.head = next;
     if (item.error !== undefined) throw item.error;
-    handoff.message = item.code < 8 ? item.message : undefined;
-    handoff.code = item.code;
+    this._handOff(item.message, item.code);
     return item.message;
+  }
+
+  // The message about to be returned, for the Dispatcher: only a message
+  // that is what the framer classified (not flagged: a flagged one may be
+  // the SDK's own parse, or valid only under the configured SDK).
+  _handOff(message, code) {
+    this._handoffMessage = code > 0 && (code & ~CODE_KIND) === 0 ? message : undefined;
+    this._handoffCode = code;
   }
 }
 
 function framingError(out, e) {
-  return new StdioFramingError(out[e], out[e + 1], out[e + 2], out[e + 3]);
+  return new StdioFramingError(out[e + BAD_MESSAGE], out[e + BAD_OFFSET], out[e + BAD_LINE], out[e + BAD_REASON]);
 }
 
-/** The chunk's messages: JSON.parse of the batch text out[2] (see src/framer_binding.rs). */
+/** The chunk's messages: JSON.parse of the batch text out[OUT_BATCH] (see src/boundary.rs). */
 function parseBatch(out, meta, count) {
-  const text = out[2];
+  const text = out[OUT_BATCH];
   try {
     return JSON.parse(text);
   } catch {
     // Not expected (every message passed serde_json): parse them one by one,
     // so that only a message V8 disagrees about fails.
     const items = [];
-    for (let k = 0; k < 4 * count; k += 4) {
-      if (meta[k] <= 0 || meta[k + 1] !== 2) continue;
+    for (let k = 0; k < ENTRY_SIZE * count; k += ENTRY_SIZE) {
+      if (meta[k + ENTRY_CODE] <= 0 || meta[k + ENTRY_SLOT] !== OUT_BATCH) continue;
       try {
-        items.push(JSON.parse(text.slice(meta[k + 2], meta[k + 3])));
+        items.push(JSON.parse(text.slice(meta[k + ENTRY_START], meta[k + ENTRY_END])));
       } catch (error) {
         items.push(new StdioFramingError(`JSON.parse rejected a message the framer accepted: ${error.message}`, undefined, undefined, 'malformed-json'));
       }

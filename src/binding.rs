@@ -357,51 +357,26 @@ fn read_long_string(env: sys::napi_env, value: sys::napi_value) -> String {
 // inspects the gathered values with cheap calls (`napi_typeof`,
 // `napi_get_value_*`). Anything not gathered falls back to a real lookup.
 
-const RESULT_I: usize = 2;
-const ERROR_I: usize = 3;
-const PARAMS_I: usize = 5;
-const TOP_NAMES: [&str; 6] = ["jsonrpc", "id", "result", "error", "method", "params"];
+use crate::boundary::{slot, KEYS_ALL, PROGRESS_KEYS, TOP_KEYS};
 
-/// Positions of the gathered nested values (after the six top-level ones).
+/// Where a gathered value is: an argument slot of `_dispatchGathered`
+/// (`crate::boundary::slot`), or not gathered.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Slot {
-    Message,
-    Top(usize),
-    Nested(usize),
+    Gathered(usize),
     /// Not gathered: a plain N-API view.
     Free,
 }
 
-const R_META: usize = 0;
-const R_TOKEN: usize = 1;
-const R_TASK: usize = 2;
-const R_TASK_ID: usize = 3;
-const E_CODE: usize = 4;
-const E_MESSAGE: usize = 5;
-const P_META: usize = 6;
-const P_TOKEN: usize = 7;
-const P_TASK: usize = 8;
-const P_TASK_ID: usize = 9;
-// params of a `notifications/progress` (gathered only for that method):
-// `PROGRESS_NAMES[i]` is at `PR_TOKEN + i`.
-const PR_TOKEN: usize = 10;
-const NESTED: usize = 14;
-const PROGRESS_NAMES: [&str; 4] = ["progressToken", "progress", "total", "message"];
-
 struct Gathered {
     env: sys::napi_env,
-    message: sys::napi_value,
-    /// Bit i set: `TOP_NAMES[i]` is a `for...in` key.
+    /// `_dispatchGathered`'s arguments, by `crate::boundary::slot`.
+    args: [sys::napi_value; slot::COUNT],
+    /// Bit i set: `TOP_KEYS[i]` is a `for...in` key.
     keys: u8,
-    /// The first unknown `for...in` key (a string), or undefined.
-    unknown: sys::napi_value,
-    top: [sys::napi_value; 6],
-    nested: [sys::napi_value; NESTED],
-    /// Bit i set: `PROGRESS_NAMES[i]` is a `for...in` key of `params`; -1:
+    /// Bit i set: `PROGRESS_KEYS[i]` is a `for...in` key of `params`; -1:
     /// the params of this message were not gathered.
     progress_keys: i32,
-    /// The first other `for...in` key of `params` (a string), or undefined.
-    progress_unknown: sys::napi_value,
 }
 
 #[derive(Clone, Copy)]
@@ -415,19 +390,17 @@ impl<'g> GatheredView<'g> {
     fn root(g: &'g Gathered) -> Self {
         GatheredView {
             g,
-            slot: Slot::Message,
+            slot: Slot::Gathered(slot::MESSAGE),
             raw: NapiView {
                 env: g.env,
-                value: g.message,
+                value: g.args[slot::MESSAGE],
             },
         }
     }
 
     fn at(&self, slot: Slot) -> Self {
         let value = match slot {
-            Slot::Top(i) => self.g.top[i],
-            Slot::Nested(i) => self.g.nested[i],
-            Slot::Message => self.g.message,
+            Slot::Gathered(i) => self.g.args[i],
             Slot::Free => self.raw.value,
         };
         GatheredView {
@@ -442,23 +415,26 @@ impl<'g> GatheredView<'g> {
 
     fn gathered_child(&self, key: &str) -> Option<Slot> {
         use crate::core::classify::RELATED_TASK_META_KEY as RT;
-        Some(match (self.slot, key) {
-            (Slot::Message, k) => Slot::Top(TOP_NAMES.iter().position(|n| *n == k)?),
-            (Slot::Top(RESULT_I), "_meta") => Slot::Nested(R_META),
-            (Slot::Nested(R_META), "progressToken") => Slot::Nested(R_TOKEN),
-            (Slot::Nested(R_META), k) if k == RT => Slot::Nested(R_TASK),
-            (Slot::Nested(R_TASK), "taskId") => Slot::Nested(R_TASK_ID),
-            (Slot::Top(ERROR_I), "code") => Slot::Nested(E_CODE),
-            (Slot::Top(ERROR_I), "message") => Slot::Nested(E_MESSAGE),
-            (Slot::Top(PARAMS_I), "_meta") => Slot::Nested(P_META),
-            (Slot::Nested(P_META), "progressToken") => Slot::Nested(P_TOKEN),
-            (Slot::Nested(P_META), k) if k == RT => Slot::Nested(P_TASK),
-            (Slot::Nested(P_TASK), "taskId") => Slot::Nested(P_TASK_ID),
-            (Slot::Top(PARAMS_I), k) if self.g.progress_keys >= 0 => {
-                Slot::Nested(PR_TOKEN + PROGRESS_NAMES.iter().position(|n| *n == k)?)
+        let Slot::Gathered(at) = self.slot else {
+            return None;
+        };
+        Some(Slot::Gathered(match (at, key) {
+            (slot::MESSAGE, k) => slot::TOP + TOP_KEYS.iter().position(|n| *n == k)?,
+            (slot::RESULT, "_meta") => slot::R_META,
+            (slot::R_META, "progressToken") => slot::R_TOKEN,
+            (slot::R_META, k) if k == RT => slot::R_TASK,
+            (slot::R_TASK, "taskId") => slot::R_TASK_ID,
+            (slot::ERROR, "code") => slot::E_CODE,
+            (slot::ERROR, "message") => slot::E_MESSAGE,
+            (slot::PARAMS, "_meta") => slot::P_META,
+            (slot::P_META, "progressToken") => slot::P_TOKEN,
+            (slot::P_META, k) if k == RT => slot::P_TASK,
+            (slot::P_TASK, "taskId") => slot::P_TASK_ID,
+            (slot::PARAMS, k) if self.g.progress_keys >= 0 => {
+                slot::PR_TOKEN + PROGRESS_KEYS.iter().position(|n| *n == k)?
             }
             _ => return None,
-        })
+        }))
     }
 }
 
@@ -500,23 +476,24 @@ impl JsonView for GatheredView<'_> {
             &dyn Fn() -> std::result::Result<Self, ViewError>,
         ) -> std::result::Result<bool, ViewError>,
     {
-        if self.slot == Slot::Top(PARAMS_I) && self.g.progress_keys >= 0 {
-            for (i, name) in PROGRESS_NAMES.iter().enumerate() {
+        if self.slot == Slot::Gathered(slot::PARAMS) && self.g.progress_keys >= 0 {
+            for (i, name) in PROGRESS_KEYS.iter().enumerate() {
                 if self.g.progress_keys & (1 << i) != 0 {
-                    let value = || Ok(self.at(Slot::Nested(PR_TOKEN + i)));
+                    let value = || Ok(self.at(Slot::Gathered(slot::PR_TOKEN + i)));
                     if !f(name, &value)? {
                         return Ok(());
                     }
                 }
             }
-            if type_of(self.g.env, self.g.progress_unknown) == sys::ValueType::napi_string {
-                let name = read_long_string(self.g.env, self.g.progress_unknown);
+            let unknown = self.g.args[slot::PR_UNKNOWN];
+            if type_of(self.g.env, unknown) == sys::ValueType::napi_string {
+                let name = read_long_string(self.g.env, unknown);
                 let value = || self.get(&name);
                 f(&name, &value)?;
             }
             return Ok(());
         }
-        if self.slot != Slot::Message {
+        if self.slot != Slot::Gathered(slot::MESSAGE) {
             let g = self.g;
             return self.raw.for_each_key(|k, value| {
                 let wrapped = || {
@@ -531,16 +508,17 @@ impl JsonView for GatheredView<'_> {
         }
         // The known keys, then the first unknown one (all the classifier
         // needs: it stops caring after the first unexpected key).
-        for (i, name) in TOP_NAMES.iter().enumerate() {
+        for (i, name) in TOP_KEYS.iter().enumerate() {
             if self.g.keys & (1 << i) != 0 {
-                let value = || Ok(self.at(Slot::Top(i)));
+                let value = || Ok(self.at(Slot::Gathered(slot::TOP + i)));
                 if !f(name, &value)? {
                     return Ok(());
                 }
             }
         }
-        if type_of(self.g.env, self.g.unknown) == sys::ValueType::napi_string {
-            let name = read_long_string(self.g.env, self.g.unknown);
+        let unknown = self.g.args[slot::UNKNOWN];
+        if type_of(self.g.env, unknown) == sys::ValueType::napi_string {
+            let name = read_long_string(self.g.env, unknown);
             let value = || self.get(&name);
             f(&name, &value)?;
         }
@@ -916,88 +894,92 @@ impl Dispatcher {
         })
     }
 
-    /// `dispatch` with the fields gathered by JavaScript (see `lib/native.cjs`).
-    /// `keys` < 0 means "not gathered" (the message is not an object, or
-    /// reading it threw): the message is then read through N-API.
+    /// `dispatch` with the fields gathered by JavaScript (see `lib/native.cjs`),
+    /// positionally as `crate::boundary::slot` lays them out. `keys` < 0 means
+    /// "not gathered" (the message is not an object, or reading it threw):
+    /// the message is then read through N-API.
     #[napi(js_name = "_dispatchGathered")]
     #[allow(clippy::too_many_arguments)]
     pub fn dispatch_gathered(
         &self,
         env: Env,
-        message: Unknown,
-        extra: Unknown,
-        keys: Unknown,
-        unknown: Unknown,
-        jsonrpc: Unknown,
-        id: Unknown,
-        result: Unknown,
-        error: Unknown,
-        method: Unknown,
-        params: Unknown,
-        r_meta: Unknown,
-        r_token: Unknown,
-        r_task: Unknown,
-        r_task_id: Unknown,
-        e_code: Unknown,
-        e_message: Unknown,
-        p_meta: Unknown,
-        p_token: Unknown,
-        p_task: Unknown,
-        p_task_id: Unknown,
-        pr_keys: Unknown,
-        pr_unknown: Unknown,
-        pr_token: Unknown,
-        pr_progress: Unknown,
-        pr_total: Unknown,
-        pr_message: Unknown,
+        a0: Unknown,
+        a1: Unknown,
+        a2: Unknown,
+        a3: Unknown,
+        a4: Unknown,
+        a5: Unknown,
+        a6: Unknown,
+        a7: Unknown,
+        a8: Unknown,
+        a9: Unknown,
+        a10: Unknown,
+        a11: Unknown,
+        a12: Unknown,
+        a13: Unknown,
+        a14: Unknown,
+        a15: Unknown,
+        a16: Unknown,
+        a17: Unknown,
+        a18: Unknown,
+        a19: Unknown,
+        a20: Unknown,
+        a21: Unknown,
+        a22: Unknown,
+        a23: Unknown,
+        a24: Unknown,
+        a25: Unknown,
     ) -> Result<()> {
         let env = env.raw();
+        let args = [
+            a0.raw(),
+            a1.raw(),
+            a2.raw(),
+            a3.raw(),
+            a4.raw(),
+            a5.raw(),
+            a6.raw(),
+            a7.raw(),
+            a8.raw(),
+            a9.raw(),
+            a10.raw(),
+            a11.raw(),
+            a12.raw(),
+            a13.raw(),
+            a14.raw(),
+            a15.raw(),
+            a16.raw(),
+            a17.raw(),
+            a18.raw(),
+            a19.raw(),
+            a20.raw(),
+            a21.raw(),
+            a22.raw(),
+            a23.raw(),
+            a24.raw(),
+            a25.raw(),
+        ];
         guarded("dispatch()", || {
+            let (message, extra) = (args[slot::MESSAGE], args[slot::EXTRA]);
             let mut k = -1i32;
-            unsafe { sys::napi_get_value_int32(env, keys.raw(), &mut k) };
+            unsafe { sys::napi_get_value_int32(env, args[slot::KEYS], &mut k) };
             let (class, plain) = if k < 0 {
                 let class = classify(
                     &NapiView {
                         env,
-                        value: message.raw(),
+                        value: message,
                     },
                     self.profile,
                 );
                 (class, false)
             } else {
                 let mut progress_keys = -1i32;
-                unsafe { sys::napi_get_value_int32(env, pr_keys.raw(), &mut progress_keys) };
+                unsafe { sys::napi_get_value_int32(env, args[slot::PR_KEYS], &mut progress_keys) };
                 let g = Gathered {
                     env,
-                    message: message.raw(),
-                    keys: (k & 0x3f) as u8,
-                    unknown: unknown.raw(),
-                    top: [
-                        jsonrpc.raw(),
-                        id.raw(),
-                        result.raw(),
-                        error.raw(),
-                        method.raw(),
-                        params.raw(),
-                    ],
-                    nested: [
-                        r_meta.raw(),
-                        r_token.raw(),
-                        r_task.raw(),
-                        r_task_id.raw(),
-                        e_code.raw(),
-                        e_message.raw(),
-                        p_meta.raw(),
-                        p_token.raw(),
-                        p_task.raw(),
-                        p_task_id.raw(),
-                        pr_token.raw(),
-                        pr_progress.raw(),
-                        pr_total.raw(),
-                        pr_message.raw(),
-                    ],
+                    args,
+                    keys: k as u8 & KEYS_ALL,
                     progress_keys,
-                    progress_unknown: pr_unknown.raw(),
                 };
                 let root = GatheredView::root(&g);
                 let class = classify(&root, self.profile);
@@ -1006,38 +988,34 @@ impl Dispatcher {
                     && plain_progress(&root);
                 (class, plain)
             };
-            self.dispatch_classified(env, message.raw(), extra.raw(), (class, plain));
+            self.dispatch_classified(env, message, extra, (class, plain));
             Ok(())
         })
     }
 
     /// `dispatch` of a message the native stdio framer has already validated
-    /// and classified (`code`: 1 result, 2 error response, 3 request,
-    /// 4 notification; see `lib/native.cjs`). Any other code reads the
-    /// message through N-API and classifies it here.
+    /// and classified (`code`: a framed message's code, see
+    /// `crate::boundary`). A code that is no valid kind reads the message
+    /// through N-API and classifies it here.
     #[napi(js_name = "_dispatchClassified")]
     pub fn dispatch_classified_js(
         &self,
         env: Env,
         message: Unknown,
         extra: Unknown,
-        code: u32,
+        code: i32,
     ) -> Result<()> {
         let (env, message, extra) = (env.raw(), message.raw(), extra.raw());
         guarded("dispatch()", || {
-            let class = match code {
-                1 => Classification::Result,
-                2 => Classification::Error,
-                3 => Classification::Request,
-                4 => Classification::Notification,
-                _ => classify(
+            let class = crate::boundary::class_of_code(code).unwrap_or_else(|| {
+                classify(
                     &NapiView {
                         env,
                         value: message,
                     },
                     self.profile,
-                ),
-            };
+                )
+            });
             self.dispatch_classified(env, message, extra, (class, false));
             Ok(())
         })

@@ -53,6 +53,7 @@ use napi::sys;
 use napi::{Error, Result, Status};
 use napi_derive::napi;
 
+use crate::boundary;
 use crate::receiver::{self, instance, run_accessor, Accessor, STDIO_FRAMER};
 
 use crate::core::framer::{
@@ -394,10 +395,10 @@ fn chunk_bytes<'a>(env: sys::napi_env, chunk: sys::napi_value) -> Result<Cow<'a,
 
 fn kind_code(kind: MessageKind) -> i32 {
     match kind {
-        MessageKind::Result => 1,
-        MessageKind::Error => 2,
-        MessageKind::Request => 3,
-        MessageKind::Notification => 4,
+        MessageKind::Result => boundary::CODE_RESULT,
+        MessageKind::Error => boundary::CODE_ERROR,
+        MessageKind::Request => boundary::CODE_REQUEST,
+        MessageKind::Notification => boundary::CODE_NOTIFICATION,
     }
 }
 
@@ -419,7 +420,21 @@ struct JsSink {
 }
 
 /// The first index of `out` after the entries, the count and the batch.
-const FIRST_VALUE: usize = 3;
+const FIRST_VALUE: usize = boundary::OUT_VALUES;
+
+/// `out[..OUT_VALUES]`: the entries, their count and the batch, each at its
+/// `crate::boundary::OUT_*` index.
+fn out_head(
+    entries: sys::napi_value,
+    count: sys::napi_value,
+    batch: sys::napi_value,
+) -> [sys::napi_value; boundary::OUT_VALUES] {
+    let mut head = [ptr::null_mut(); boundary::OUT_VALUES];
+    head[boundary::OUT_ENTRIES] = entries;
+    head[boundary::OUT_COUNT] = count;
+    head[boundary::OUT_BATCH] = batch;
+    head
+}
 
 impl JsSink {
     fn new(env: sys::napi_env) -> Self {
@@ -443,32 +458,44 @@ impl JsSink {
         Ok(index as u32)
     }
 
+    /// Adds an entry: `[code, slot, start, end]`.
+    fn entry(&mut self, [code, slot, start, end]: [i32; boundary::ENTRY_SIZE]) {
+        let mut fields = [0; boundary::ENTRY_SIZE];
+        fields[boundary::ENTRY_CODE] = code;
+        fields[boundary::ENTRY_SLOT] = slot;
+        fields[boundary::ENTRY_START] = start;
+        fields[boundary::ENTRY_END] = end;
+        self.meta.extend_from_slice(&fields);
+    }
+
+    /// A bad line's entry, and its fields at `out[slot + BAD_*]` (the line's
+    /// text, when there is one, last).
     fn error(&mut self, error: &FrameError) -> Result<()> {
         let env = self.env;
-        let text = utf8(env, &error.to_string())?;
-        let slot = self.append(text)?;
-        let mut v = ptr::null_mut();
-        check(
-            unsafe { sys::napi_create_double(env, error.offset as f64, &mut v) },
-            "creating a number",
-        )?;
-        self.append(v)?;
-        check(
-            unsafe { sys::napi_create_double(env, error.line as f64, &mut v) },
-            "creating a number",
-        )?;
-        self.append(v)?;
-        let code = latin1(env, error.kind.code().as_bytes())?;
-        self.append(code)?;
-        let has_text = match &error.text {
+        let mut fields = [ptr::null_mut(); boundary::BAD_TEXT + 1];
+        fields[boundary::BAD_MESSAGE] = utf8(env, &error.to_string())?;
+        for (at, n) in [
+            (boundary::BAD_OFFSET, error.offset),
+            (boundary::BAD_LINE, error.line),
+        ] {
+            check(
+                unsafe { sys::napi_create_double(env, n as f64, &mut fields[at]) },
+                "creating a number",
+            )?;
+        }
+        fields[boundary::BAD_REASON] = latin1(env, error.kind.code().as_bytes())?;
+        let (count, has_text) = match &error.text {
             Some(text) => {
-                let text = utf8(env, text)?;
-                self.append(text)?;
-                1
+                fields[boundary::BAD_TEXT] = utf8(env, text)?;
+                (boundary::BAD_TEXT + 1, 1)
             }
-            None => 0,
+            None => (boundary::BAD_TEXT, 0),
         };
-        self.meta.extend_from_slice(&[-1, slot as i32, has_text, 0]);
+        let slot = FIRST_VALUE + self.values.len();
+        for value in &fields[..count] {
+            self.append(*value)?;
+        }
+        self.entry([boundary::CODE_BAD_LINE, slot as i32, has_text, 0]);
         Ok(())
     }
 
@@ -476,14 +503,22 @@ impl JsSink {
         match outcome {
             LineOutcome::Message(m) => {
                 let code = kind_code(m.kind)
-                    | if m.valid_in_both { 0 } else { 8 }
-                    | if m.schema_strips { 16 } else { 0 };
+                    | if m.valid_in_both {
+                        0
+                    } else {
+                        boundary::CODE_NOT_IN_BOTH
+                    }
+                    | if m.schema_strips {
+                        boundary::CODE_SCHEMA_STRIPS
+                    } else {
+                        0
+                    };
                 if line.span.is_none() && m.text.len() > BATCH_MAX_COPY {
                     // A big line assembled across chunks: a string of its own,
                     // taken whole (`slice(0, i32::MAX)` is the string itself).
                     let s = text_string(self.env, m.text.as_bytes())?;
                     let slot = self.append(s)? as i32;
-                    self.meta.extend_from_slice(&[code, slot, 0, i32::MAX]);
+                    self.entry([code, slot, 0, i32::MAX]);
                 } else {
                     let units = line.utf16_len.unwrap_or_else(|| utf16_len(m.text));
                     self.batch
@@ -491,8 +526,12 @@ impl JsSink {
                     self.batch.extend_from_slice(m.text.as_bytes());
                     let start = self.batch_units + 1;
                     self.batch_units = start + units;
-                    self.meta
-                        .extend_from_slice(&[code, 2, start as i32, self.batch_units as i32]);
+                    self.entry([
+                        code,
+                        boundary::OUT_BATCH as i32,
+                        start as i32,
+                        self.batch_units as i32,
+                    ]);
                 }
             }
             LineOutcome::Error(e) => self.error(&e)?,
@@ -666,11 +705,17 @@ impl StdioFramer {
             let meta = state.write_meta(env, &sink.meta)?;
             let mut count = ptr::null_mut();
             check(
-                unsafe { sys::napi_create_uint32(env, (sink.meta.len() / 4) as u32, &mut count) },
+                unsafe {
+                    sys::napi_create_uint32(
+                        env,
+                        (sink.meta.len() / boundary::ENTRY_SIZE) as u32,
+                        &mut count,
+                    )
+                },
                 "creating a number",
             )?;
             let batch = sink.batch_string()?;
-            define_array(env, &[meta, count, batch], &sink.values)
+            define_array(env, &out_head(meta, count, batch), &sink.values)
         })
     }
 

@@ -5,6 +5,7 @@
 //! * `binding` (feature `napi`, on by default) — the thin Node.js layer;
 //!   `receiver`: the receiver checks of its classes' accessors.
 
+pub mod boundary;
 pub mod core;
 
 #[cfg(feature = "napi")]

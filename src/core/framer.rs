@@ -881,12 +881,11 @@ struct ErrorObject<'a> {
     extra: bool,
 }
 
-const F_JSONRPC: u8 = 1;
-const F_ID: u8 = 2;
-const F_RESULT: u8 = 4;
-const F_ERROR: u8 = 8;
-const F_METHOD: u8 = 16;
-const F_PARAMS: u8 = 32;
+// The key bits the JavaScript gatherer uses too.
+use crate::boundary::{
+    KEY_ERROR as F_ERROR, KEY_ID as F_ID, KEY_JSONRPC as F_JSONRPC, KEY_METHOD as F_METHOD,
+    KEY_PARAMS as F_PARAMS, KEY_RESULT as F_RESULT,
+};
 
 /// What the classifier reads of a message.
 #[derive(Debug, Clone, PartialEq, Default)]
