@@ -45,7 +45,6 @@
 
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
 
 use napi::bindgen_prelude::{Env, JsValue, This, Unknown};
@@ -54,6 +53,7 @@ use napi::{Error, Result, Status};
 use napi_derive::napi;
 
 use crate::boundary;
+use crate::napi_support::{check, guarded, invalid_arg as type_error, type_of, OK};
 use crate::receiver::{self, instance, run_accessor, Accessor, STDIO_FRAMER};
 
 use crate::core::framer::{
@@ -61,49 +61,6 @@ use crate::core::framer::{
     MessageKind,
 };
 use crate::core::Profile;
-
-const OK: sys::napi_status = sys::Status::napi_ok;
-
-fn panic_error(what: &str, payload: Box<dyn std::any::Any + Send>) -> Error {
-    let text = payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic payload".to_owned());
-    Error::new(
-        Status::GenericFailure,
-        format!("mcp-ordered-dispatch: internal error in {what} (Rust panic: {text})"),
-    )
-}
-
-fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
-    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|p| Err(panic_error(what, p)))
-}
-
-fn check(status: sys::napi_status, what: &str) -> Result<()> {
-    if status == OK {
-        Ok(())
-    } else if status == sys::Status::napi_pending_exception {
-        Err(Error::new(Status::PendingException, what.to_owned()))
-    } else {
-        Err(Error::new(
-            Status::from(status),
-            format!("mcp-ordered-dispatch: {what} failed"),
-        ))
-    }
-}
-
-fn type_error<T>(message: &str) -> Result<T> {
-    Err(Error::new(Status::InvalidArg, message.to_owned()))
-}
-
-fn type_of(env: sys::napi_env, value: sys::napi_value) -> sys::napi_valuetype {
-    let mut t = -1;
-    if unsafe { sys::napi_typeof(env, value, &mut t) } != OK {
-        return -1;
-    }
-    t
-}
 
 fn named(
     env: sys::napi_env,

@@ -2,14 +2,25 @@
 //!
 //! * [`core`] — pure Rust: the classifier (mirroring the MCP SDK's zod
 //!   schemas) and the re-entrancy-safe ordered queue. No N-API.
-//! * `binding` (feature `napi`, on by default) — the thin Node.js layer;
-//!   `receiver`: the receiver checks of its classes' accessors.
+//! * [`boundary`] — the constants the binding and its JavaScript share.
+//! * the binding (feature `napi`, on by default), the thin Node.js layer:
+//!   `dispatcher_binding` (`Dispatcher`, `classify`), `framer_binding`
+//!   (`StdioFramer`), `tokens_binding` (`ProgressTokens`); `js_view`: the
+//!   classifier's view of JavaScript values; `napi_support`: the N-API
+//!   helpers and the panic policy; `receiver`: the receiver checks of the
+//!   classes' accessors.
 
 pub mod boundary;
 pub mod core;
 
 #[cfg(feature = "napi")]
-pub mod binding;
+pub mod dispatcher_binding;
+
+#[cfg(feature = "napi")]
+mod js_view;
+
+#[cfg(feature = "napi")]
+mod napi_support;
 
 #[cfg(feature = "napi")]
 pub mod tokens_binding;

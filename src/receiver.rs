@@ -23,7 +23,7 @@ use std::ptr;
 use napi::bindgen_prelude::{Env, JsValue, Object};
 use napi::sys;
 
-const OK: sys::napi_status = sys::Status::napi_ok;
+use crate::napi_support::OK;
 
 /// A class whose instances are type-tagged.
 pub(crate) struct Class {
@@ -54,13 +54,7 @@ pub(crate) const PROGRESS_TOKENS: Class = Class {
     },
 };
 
-/// Throws a `TypeError` and returns the matching error (napi-rs leaves a
-/// pending exception alone).
-pub(crate) fn type_error(env: sys::napi_env, message: &str) -> napi::Error {
-    let msg = CString::new(message.replace('\0', " ")).unwrap_or_default();
-    unsafe { sys::napi_throw_type_error(env, ptr::null(), msg.as_ptr()) };
-    napi::Error::new(napi::Status::PendingException, message.to_owned())
-}
+pub(crate) use crate::napi_support::type_error;
 
 /// Called by a constructor with its `this`: tags it as an instance of `class`.
 /// Refuses (TypeError) an object that something already wraps or tagged, such
@@ -162,9 +156,7 @@ pub(crate) fn run_accessor(
     let error = match outcome {
         Ok(Ok(value)) => return value,
         Ok(Err(e)) => e,
-        Err(_) => napi::Error::from_reason(format!(
-            "mcp-ordered-dispatch: internal error in {what} (Rust panic)"
-        )),
+        Err(payload) => crate::napi_support::panic_error(what, &*payload),
     };
     let mut pending = false;
     unsafe { sys::napi_is_exception_pending(env, &mut pending) };
@@ -231,7 +223,12 @@ pub(crate) fn define_accessors(
 #[napi_derive::napi(module_exports)]
 pub fn init(env: Env, exports: Object) -> napi::Result<()> {
     let (env, exports) = (env.raw(), exports.raw());
-    define_accessors(env, exports, &DISPATCHER, &crate::binding::ACCESSORS)?;
+    define_accessors(
+        env,
+        exports,
+        &DISPATCHER,
+        &crate::dispatcher_binding::ACCESSORS,
+    )?;
     define_accessors(
         env,
         exports,

@@ -14,9 +14,10 @@ use napi::sys;
 use napi_derive::napi;
 
 use crate::core::tokens::{TokenState, TokenTable, DEFAULT_TOMBSTONES};
+use crate::napi_support::guarded;
 use crate::receiver::{self, instance, run_accessor, Accessor, PROGRESS_TOKENS};
 
-const OK: sys::napi_status = sys::Status::napi_ok;
+use crate::napi_support::OK;
 
 #[napi]
 pub struct ProgressTokens {
@@ -39,53 +40,76 @@ pub struct ProgressTokenStats {
 #[napi]
 impl ProgressTokens {
     /// `new ProgressTokens(maxTombstones = 1024)`
-    #[napi(constructor, catch_unwind)]
+    #[napi(constructor)]
     pub fn new(env: Env, this: This, max_tombstones: Option<u32>) -> napi::Result<Self> {
-        receiver::tag_instance(env.raw(), this.object.raw(), &PROGRESS_TOKENS)?;
-        let limit = max_tombstones.map_or(DEFAULT_TOMBSTONES, |n| n as usize);
-        Ok(Self {
-            table: RefCell::new(TokenTable::new(limit)),
+        guarded("new ProgressTokens()", || {
+            receiver::tag_instance(env.raw(), this.object.raw(), &PROGRESS_TOKENS)?;
+            let limit = max_tombstones.map_or(DEFAULT_TOMBSTONES, |n| n as usize);
+            Ok(Self {
+                table: RefCell::new(TokenTable::new(limit)),
+            })
         })
     }
 
-    #[napi(catch_unwind)]
-    pub fn issue(&self, token: f64) {
-        self.table.borrow_mut().issue(token);
+    #[napi]
+    pub fn issue(&self, token: f64) -> napi::Result<()> {
+        guarded("ProgressTokens.issue()", || {
+            self.table.borrow_mut().issue(token);
+            Ok(())
+        })
     }
 
-    #[napi(catch_unwind)]
-    pub fn retire(&self, token: f64) -> bool {
-        self.table.borrow_mut().retire(token)
+    #[napi]
+    pub fn retire(&self, token: f64) -> napi::Result<bool> {
+        guarded("ProgressTokens.retire()", || {
+            Ok(self.table.borrow_mut().retire(token))
+        })
     }
 
     /// `"active" | "late" | "unknown"` for a progress notification's
     /// `Number(progressToken)`; counts late and unknown ones.
-    #[napi(catch_unwind)]
-    pub fn on_progress(&self, token: f64) -> &'static str {
-        match self.table.borrow_mut().on_progress(token) {
-            TokenState::Active => "active",
-            TokenState::Late => "late",
-            TokenState::Unknown => "unknown",
-        }
+    #[napi]
+    pub fn on_progress(&self, token: f64) -> napi::Result<&'static str> {
+        guarded("ProgressTokens.onProgress()", || {
+            Ok(match self.table.borrow_mut().on_progress(token) {
+                TokenState::Active => "active",
+                TokenState::Late => "late",
+                TokenState::Unknown => "unknown",
+            })
+        })
     }
 
-    #[napi(catch_unwind)]
-    pub fn expect_late_response(&self, id: f64) {
-        self.table.borrow_mut().expect_late_response(id);
+    #[napi]
+    pub fn expect_late_response(&self, id: f64) -> napi::Result<()> {
+        guarded("ProgressTokens.expectLateResponse()", || {
+            self.table.borrow_mut().expect_late_response(id);
+            Ok(())
+        })
     }
 
-    #[napi(catch_unwind)]
-    pub fn take_late_response(&self, id: f64) -> bool {
-        self.table.borrow_mut().take_late_response(id)
+    #[napi]
+    pub fn take_late_response(&self, id: f64) -> napi::Result<bool> {
+        guarded("ProgressTokens.takeLateResponse()", || {
+            Ok(self.table.borrow_mut().take_late_response(id))
+        })
     }
 
-    #[napi(catch_unwind)]
-    pub fn clear(&self) {
-        self.table.borrow_mut().clear();
+    #[napi]
+    pub fn clear(&self) -> napi::Result<()> {
+        guarded("ProgressTokens.clear()", || {
+            self.table.borrow_mut().clear();
+            Ok(())
+        })
     }
 
-    #[napi(catch_unwind)]
-    pub fn stats(&self) -> ProgressTokenStats {
+    #[napi]
+    pub fn stats(&self) -> napi::Result<ProgressTokenStats> {
+        guarded("ProgressTokens.stats()", || Ok(self.stats_now()))
+    }
+}
+
+impl ProgressTokens {
+    fn stats_now(&self) -> ProgressTokenStats {
         let s = self.table.borrow().stats();
         ProgressTokenStats {
             issued: s.issued as f64,
