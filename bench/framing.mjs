@@ -12,7 +12,8 @@
 //
 // Then the hand-off: the Dispatcher's dispatch() on messages the native read
 // buffer returned, with the framer's classification taken (lib/native.cjs
-// `handoff`) against gathering and classifying them again.
+// `_dispatchFrom` with the read buffer's hand-off) against gathering and
+// classifying them again (`dispatch`).
 //
 // Every variant consumes the same Buffers the way a transport does: append a
 // chunk, then readMessage() until null. "JSON.parse (floor)" parses the lines
@@ -34,7 +35,7 @@ const CHUNK = 64 * 1024;
 
 const { NativeReadBuffer } = require('../lib/stdio.cjs');
 const native = require('../lib/native.cjs');
-const { StdioFramer, Dispatcher, handoff } = native;
+const { StdioFramer, Dispatcher } = native;
 const { ReadBuffer: ReadBuffer1 } = require('@modelcontextprotocol/sdk/shared/stdio.js');
 const { ReadBuffer: ReadBuffer2 } = require('@modelcontextprotocol/client');
 const { StdioClientTransport: StdioClientTransport1 } = require('@modelcontextprotocol/sdk/client/stdio.js');
@@ -244,18 +245,20 @@ function benchHandoff(count, runs) {
     rb.append(chunk);
     for (let m; (m = rb.readMessage()) !== null; ) {
       messages.push(m);
-      codes.push(handoff.code);
+      codes.push(rb._handoffCode);
     }
   }
   const d = new Dispatcher({ sdk: 1, onResponse() {}, onRequest() {}, onNotification() {}, onInvalid() {}, onError() {} });
   // As readMessage() leaves them, then dispatch() (or not, for the baseline).
   const loop = (enabled, dispatch) => {
-    handoff.enabled = enabled;
     const t0 = performance.now();
     for (let i = 0; i < messages.length; i++) {
-      handoff.message = messages[i];
-      handoff.code = codes[i];
-      if (dispatch) d.dispatch(messages[i], undefined);
+      rb._handoffMessage = messages[i];
+      rb._handoffCode = codes[i];
+      if (dispatch) {
+        if (enabled) d._dispatchFrom(rb, messages[i], undefined);
+        else d.dispatch(messages[i], undefined);
+      }
     }
     return performance.now() - t0;
   };
@@ -267,8 +270,7 @@ function benchHandoff(count, runs) {
     off.push(loop(false, true));
     on.push(loop(true, true));
   }
-  handoff.enabled = true;
-  handoff.message = undefined;
+  rb._handoffMessage = undefined;
   const ns = (ms) => ((ms - Math.min(...base)) * 1e6) / messages.length;
   return { messages: messages.length, gathered: ns(Math.min(...off)), handedOff: ns(Math.min(...on)) };
 }
