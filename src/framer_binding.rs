@@ -58,7 +58,6 @@ use crate::receiver::{self, instance, run_accessor, Accessor, STDIO_FRAMER};
 
 use crate::core::framer::{
     utf16_len, BlankLines, FrameError, FrameSink, Framer, FramerOptions, Line, LineOutcome,
-    MessageKind,
 };
 use crate::core::Profile;
 
@@ -350,15 +349,6 @@ fn chunk_bytes<'a>(env: sys::napi_env, chunk: sys::napi_value) -> Result<Cow<'a,
     }
 }
 
-fn kind_code(kind: MessageKind) -> i32 {
-    match kind {
-        MessageKind::Result => boundary::CODE_RESULT,
-        MessageKind::Error => boundary::CODE_ERROR,
-        MessageKind::Request => boundary::CODE_REQUEST,
-        MessageKind::Notification => boundary::CODE_NOTIFICATION,
-    }
-}
-
 /// A line assembled across chunks larger than this gets a string of its own
 /// rather than a copy into the batch.
 const BATCH_MAX_COPY: usize = 64 * 1024;
@@ -459,7 +449,7 @@ impl JsSink {
     fn on_line(&mut self, line: &Line, outcome: LineOutcome<'_>) -> Result<()> {
         match outcome {
             LineOutcome::Message(m) => {
-                let code = kind_code(m.kind)
+                let code = boundary::kind_code(&m.kind).expect("a framed message is valid")
                     | if m.valid_in_both {
                         0
                     } else {

@@ -9,7 +9,7 @@
 
 use mcp_ordered_dispatch::core::framer::{
     inspect, FrameError, FrameSink, Framer, FramerOptions, Inspect, InvalidUtf8, Line, LineOutcome,
-    MessageKind, NotJson,
+    NotJson,
 };
 use mcp_ordered_dispatch::core::{classify, BlankLines, Classification, Profile, SerdeView};
 use proptest::prelude::*;
@@ -18,7 +18,7 @@ use serde_json::{json, Map, Value};
 /// Everything the framer reports, comparable across runs.
 #[derive(Debug, Clone, PartialEq)]
 enum Seen {
-    Message(String, MessageKind, bool),
+    Message(String, Classification, bool),
     Skipped(u64),
     Error(FrameError),
 }
@@ -29,7 +29,9 @@ struct Record(Vec<Seen>);
 impl FrameSink for Record {
     fn line(&mut self, line: &Line, outcome: LineOutcome<'_>) {
         self.0.push(match outcome {
-            LineOutcome::Message(m) => Seen::Message(m.text.to_owned(), m.kind, m.valid_in_both),
+            LineOutcome::Message(m) => {
+                Seen::Message(m.text.to_owned(), m.kind.clone(), m.valid_in_both)
+            }
             LineOutcome::Skipped => Seen::Skipped(line.offset),
             LineOutcome::Error(e) => Seen::Error(e),
         });
@@ -216,13 +218,10 @@ fn message() -> impl Strategy<Value = Value> {
         )
 }
 
-fn expected(v: &Value, profile: Profile) -> Result<MessageKind, String> {
+fn expected(v: &Value, profile: Profile) -> Result<Classification, String> {
     match classify(&SerdeView::new(v), profile) {
-        Classification::Result => Ok(MessageKind::Result),
-        Classification::Error => Ok(MessageKind::Error),
-        Classification::Request => Ok(MessageKind::Request),
-        Classification::Notification => Ok(MessageKind::Notification),
         Classification::Invalid(r) => Err(r),
+        valid => Ok(valid),
     }
 }
 
@@ -322,7 +321,7 @@ proptest! {
         let profile = if v2 { Profile::V2 } else { Profile::V1 };
         let lossy = String::from_utf8_lossy(&line[..line.len() - 1]).into_owned();
         let seen = run(FramerOptions::for_profile(profile), &line, &cuts);
-        prop_assert_eq!(seen, vec![Seen::Message(lossy, MessageKind::Notification, true)]);
+        prop_assert_eq!(seen, vec![Seen::Message(lossy, Classification::Notification, true)]);
         let strict = run(FramerOptions::strict(profile), &line, &cuts);
         let valid = std::str::from_utf8(&line).is_ok();
         prop_assert_eq!(matches!(&strict[..], [Seen::Error(e)] if e.kind.code() == "invalid-utf8"), !valid);

@@ -136,26 +136,6 @@ impl Default for FramerOptions {
     }
 }
 
-/// The four kinds of valid JSON-RPC message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MessageKind {
-    Result,
-    Error,
-    Request,
-    Notification,
-}
-
-impl MessageKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            MessageKind::Result => "result",
-            MessageKind::Error => "error",
-            MessageKind::Request => "request",
-            MessageKind::Notification => "notification",
-        }
-    }
-}
-
 /// A request id or progress token.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Id<'a> {
@@ -188,7 +168,9 @@ pub struct Line {
 pub struct Message<'a> {
     /// The line, without its terminator. Valid UTF-8 and valid JSON.
     pub text: &'a str,
-    pub kind: MessageKind,
+    /// What it is: never `Classification::Invalid` (an invalid line is a
+    /// [`FrameError`]).
+    pub kind: Classification,
     /// Whether the message is valid under both SDK profiles. Only a result
     /// whose `result._meta` passes 2.x but not 1.x's stricter checks is not.
     pub valid_in_both: bool,
@@ -312,7 +294,7 @@ pub trait FrameSink {
 
 /// Collects outcomes (tests).
 #[cfg(test)]
-impl FrameSink for Vec<Result<(String, MessageKind), FrameError>> {
+impl FrameSink for Vec<Result<(String, Classification), FrameError>> {
     fn line(&mut self, _line: &Line, outcome: LineOutcome<'_>) {
         match outcome {
             LineOutcome::Message(m) => self.push(Ok((m.text.to_owned(), m.kind))),
@@ -609,7 +591,7 @@ pub enum Inspect {
 /// Parses one line of JSON text and classifies it as the SDK would
 /// `JSON.parse` it and check it against `JSONRPCMessageSchema`. Returns the
 /// kind and whether it is valid under both profiles.
-pub fn inspect(text: &str, profile: Profile) -> Result<(MessageKind, bool), Inspect> {
+pub fn inspect(text: &str, profile: Profile) -> Result<(Classification, bool), Inspect> {
     inspect_into(text, profile, &mut Sparse::default())
 }
 
@@ -619,7 +601,7 @@ fn inspect_into<'a>(
     text: &'a str,
     profile: Profile,
     sparse: &mut Sparse<'a>,
-) -> Result<(MessageKind, bool), Inspect> {
+) -> Result<(Classification, bool), Inspect> {
     if let Err(first) = parse_sparse(text, sparse) {
         {
             // serde_json refuses two things `JSON.parse` accepts: numbers
@@ -642,15 +624,12 @@ fn inspect_into<'a>(
         }
     }
     let kind = match classify(&Node::Message(sparse), profile) {
-        Classification::Result => MessageKind::Result,
-        Classification::Error => MessageKind::Error,
-        Classification::Request => MessageKind::Request,
-        Classification::Notification => MessageKind::Notification,
         Classification::Invalid(reason) => return Err(Inspect::Rpc(reason)),
+        valid => valid,
     };
     // 1.x's result schema is the stricter one: a result valid under 1.x is
     // valid under 2.x; the converse needs checking.
-    let valid_in_both = kind != MessageKind::Result
+    let valid_in_both = kind != Classification::Result
         || profile == Profile::V1
         || classify(&Node::Message(sparse), Profile::V1) == Classification::Result;
     Ok((kind, valid_in_both))
@@ -1343,7 +1322,7 @@ impl<'de> Visitor<'de> for MessageVisitor<'_, 'de> {
 mod tests {
     use super::*;
 
-    type Out = Vec<Result<(String, MessageKind), FrameError>>;
+    type Out = Vec<Result<(String, Classification), FrameError>>;
 
     fn frame(options: FramerOptions, chunks: &[&[u8]]) -> Out {
         let mut framer = Framer::new(options);
@@ -1358,7 +1337,7 @@ mod tests {
         FramerOptions::for_profile(Profile::V1)
     }
 
-    fn ok(text: &str, kind: MessageKind) -> Result<(String, MessageKind), FrameError> {
+    fn ok(text: &str, kind: Classification) -> Result<(String, Classification), FrameError> {
         Ok((text.to_owned(), kind))
     }
 
@@ -1374,9 +1353,9 @@ mod tests {
         assert_eq!(
             out,
             vec![
-                ok(REQ, MessageKind::Request),
-                ok(NOTE, MessageKind::Notification),
-                ok(RES, MessageKind::Result),
+                ok(REQ, Classification::Request),
+                ok(NOTE, Classification::Notification),
+                ok(RES, Classification::Result),
             ]
         );
     }
@@ -1389,7 +1368,7 @@ mod tests {
         assert!(out.is_empty());
         assert_eq!(framer.buffered(), REQ.len());
         framer.push(b"\n", &mut out);
-        assert_eq!(out, vec![ok(REQ, MessageKind::Request)]);
+        assert_eq!(out, vec![ok(REQ, Classification::Request)]);
         assert_eq!(framer.buffered(), 0);
     }
 
@@ -1466,7 +1445,7 @@ mod tests {
         );
         let out = frame(FramerOptions::strict(Profile::V1), &[&bytes]);
         assert_eq!(out.len(), 6, "{out:?}");
-        assert_eq!(out[0], ok(REQ, MessageKind::Request));
+        assert_eq!(out[0], ok(REQ, Classification::Request));
         let second = REQ.len() as u64 + 1;
         let Err(e) = &out[1] else { panic!() };
         assert_eq!(e.offset, second);
@@ -1490,7 +1469,7 @@ mod tests {
         assert_eq!(e.line, 4);
         let Err(e) = &out[4] else { panic!() };
         assert_eq!(e.kind, FrameErrorKind::InvalidUtf8 { at: e.offset });
-        assert_eq!(out[5], ok(NOTE, MessageKind::Notification));
+        assert_eq!(out[5], ok(NOTE, Classification::Notification));
     }
 
     #[test]
@@ -1521,7 +1500,7 @@ mod tests {
                     let out = frame(options, &[&line[..cut], &line[cut..]]);
                     assert_eq!(
                         out,
-                        vec![ok(&text, MessageKind::Notification)],
+                        vec![ok(&text, Classification::Notification)],
                         "{profile:?} cut {cut}"
                     );
                 }
@@ -1548,7 +1527,7 @@ mod tests {
             &[stream.as_bytes()],
         );
         assert_eq!(v2.len(), 2, "{v2:?}");
-        assert_eq!(v2[0], ok(NOTE, MessageKind::Notification));
+        assert_eq!(v2[0], ok(NOTE, Classification::Notification));
         assert!(matches!(
             &v2[1],
             Err(FrameError {
@@ -1626,7 +1605,7 @@ mod tests {
             FramerOptions::for_profile(Profile::V2),
             &[format!("\n  \r\n{NOTE}\n").as_bytes()],
         );
-        assert_eq!(out, vec![ok(NOTE, MessageKind::Notification)]);
+        assert_eq!(out, vec![ok(NOTE, Classification::Notification)]);
     }
 
     #[test]
@@ -1650,18 +1629,18 @@ mod tests {
                 assert!(framer.buffered() <= 64);
             }
             assert_eq!(out.len(), 3, "{out:?}");
-            assert_eq!(out[0], ok(small, MessageKind::Notification));
+            assert_eq!(out[0], ok(small, Classification::Notification));
             let Err(e) = &out[1] else { panic!() };
             assert_eq!(e.kind, FrameErrorKind::TooLarge { limit: 64 });
             assert_eq!(e.offset, small.len() as u64 + 1);
             assert_eq!(e.line, 2);
-            assert_eq!(out[2], ok(small, MessageKind::Notification));
+            assert_eq!(out[2], ok(small, Classification::Notification));
         }
         // exactly at the limit is fine
         let exact = format!(r#"{{"jsonrpc":"2.0","method":"{}"}}"#, "m".repeat(64 - 29));
         assert_eq!(exact.len(), 64);
         let out = frame(options, &[format!("{exact}\n").as_bytes()]);
-        assert_eq!(out, vec![ok(&exact, MessageKind::Notification)]);
+        assert_eq!(out, vec![ok(&exact, Classification::Notification)]);
     }
 
     #[test]
@@ -1736,7 +1715,7 @@ mod tests {
             Err(Inspect::Rpc(_))
         ));
         let (kind, both) = inspect(v2_only, Profile::V2).unwrap();
-        assert_eq!(kind, MessageKind::Result);
+        assert_eq!(kind, Classification::Result);
         assert!(!both);
         let (_, both) = inspect(RES, Profile::V2).unwrap();
         assert!(both);

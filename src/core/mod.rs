@@ -12,7 +12,7 @@ pub mod view;
 pub use classify::{classify, Classification, Profile};
 pub use framer::{
     BlankLines, FrameError, FrameErrorKind, FrameSink, Framer, FramerOptions, Line, LineOutcome,
-    Message, MessageKind,
+    Message,
 };
 pub use queue::{run_ordered, OrderedQueue, Outcome};
 pub use stats::{Counters, Delivered, Stats};
