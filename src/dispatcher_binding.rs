@@ -82,6 +82,11 @@ const ON_ERROR: usize = 4;
 /// The `kind` passed to `onError`, indexed like the first four callbacks.
 const KIND_NAMES: [&str; 4] = ["response", "request", "notification", "invalid"];
 
+/// Classifies a live JavaScript value, reading it through N-API.
+fn classify_live(env: sys::napi_env, value: sys::napi_value, profile: Profile) -> Classification {
+    classify(&NapiView { env, value }, profile)
+}
+
 fn read_profile(env: sys::napi_env, sdk: sys::napi_value, what: &str) -> Result<Profile> {
     let mut n = 0f64;
     match type_of(env, sdk) {
@@ -419,13 +424,7 @@ impl Dispatcher {
     pub fn dispatch(&self, env: Env, message: Unknown, extra: Unknown) -> Result<()> {
         let (env, message, extra) = (env.raw(), message.raw(), extra.raw());
         guarded("dispatch()", || {
-            let class = classify(
-                &NapiView {
-                    env,
-                    value: message,
-                },
-                self.profile,
-            );
+            let class = classify_live(env, message, self.profile);
             self.dispatch_classified(env, message, extra, (class, false));
             Ok(())
         })
@@ -501,13 +500,7 @@ impl Dispatcher {
             let mut k = -1i32;
             unsafe { sys::napi_get_value_int32(env, args[slot::KEYS], &mut k) };
             let (class, plain) = if k < 0 {
-                let class = classify(
-                    &NapiView {
-                        env,
-                        value: message,
-                    },
-                    self.profile,
-                );
+                let class = classify_live(env, message, self.profile);
                 (class, false)
             } else {
                 let mut progress_keys = -1i32;
@@ -544,15 +537,8 @@ impl Dispatcher {
     ) -> Result<()> {
         let (env, message, extra) = (env.raw(), message.raw(), extra.raw());
         guarded("dispatch()", || {
-            let class = crate::boundary::class_of_code(code).unwrap_or_else(|| {
-                classify(
-                    &NapiView {
-                        env,
-                        value: message,
-                    },
-                    self.profile,
-                )
-            });
+            let class = crate::boundary::class_of_code(code)
+                .unwrap_or_else(|| classify_live(env, message, self.profile));
             self.dispatch_classified(env, message, extra, (class, false));
             Ok(())
         })
@@ -822,20 +808,10 @@ pub fn classify_js(
     let (env, message, sdk) = (env.raw(), message.raw(), sdk.raw());
     guarded("classify()", || {
         let profile = read_profile(env, sdk, "classify(message, sdk): sdk")?;
-        Ok(
-            match classify(
-                &NapiView {
-                    env,
-                    value: message,
-                },
-                profile,
-            ) {
-                Classification::Invalid(reason) => {
-                    Either::B(InvalidClassification { invalid: reason })
-                }
-                other => Either::A(other.name().to_owned()),
-            },
-        )
+        Ok(match classify_live(env, message, profile) {
+            Classification::Invalid(reason) => Either::B(InvalidClassification { invalid: reason }),
+            other => Either::A(other.name().to_owned()),
+        })
     })
 }
 

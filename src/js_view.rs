@@ -212,6 +212,41 @@ pub(crate) struct GatheredView<'g> {
 }
 
 impl<'g> GatheredView<'g> {
+    /// `for_each_key` over gathered keys: `names[i]` (at slot `first + i`)
+    /// where bit i of `keys` is set, then the first unknown key (at slot
+    /// `unknown`, a string or undefined): all the classifier needs, as it
+    /// stops caring after the first unexpected key.
+    fn each_gathered<F>(
+        &self,
+        keys: u8,
+        names: &[&str],
+        first: usize,
+        unknown: usize,
+        mut f: F,
+    ) -> std::result::Result<(), ViewError>
+    where
+        F: FnMut(
+            &str,
+            &dyn Fn() -> std::result::Result<Self, ViewError>,
+        ) -> std::result::Result<bool, ViewError>,
+    {
+        for (i, name) in names.iter().enumerate() {
+            if keys & (1 << i) != 0 {
+                let value = || Ok(self.at(Slot::Gathered(first + i)));
+                if !f(name, &value)? {
+                    return Ok(());
+                }
+            }
+        }
+        let unknown = self.g.args[unknown];
+        if type_of(self.g.env, unknown) == sys::ValueType::napi_string {
+            let name = read_long_string(self.g.env, unknown);
+            let value = || self.get(&name);
+            f(&name, &value)?;
+        }
+        Ok(())
+    }
+
     pub(crate) fn root(g: &'g Gathered) -> Self {
         GatheredView {
             g,
@@ -302,21 +337,8 @@ impl JsonView for GatheredView<'_> {
         ) -> std::result::Result<bool, ViewError>,
     {
         if self.slot == Slot::Gathered(slot::PARAMS) && self.g.progress_keys >= 0 {
-            for (i, name) in PROGRESS_KEYS.iter().enumerate() {
-                if self.g.progress_keys & (1 << i) != 0 {
-                    let value = || Ok(self.at(Slot::Gathered(slot::PR_TOKEN + i)));
-                    if !f(name, &value)? {
-                        return Ok(());
-                    }
-                }
-            }
-            let unknown = self.g.args[slot::PR_UNKNOWN];
-            if type_of(self.g.env, unknown) == sys::ValueType::napi_string {
-                let name = read_long_string(self.g.env, unknown);
-                let value = || self.get(&name);
-                f(&name, &value)?;
-            }
-            return Ok(());
+            let keys = self.g.progress_keys as u8;
+            return self.each_gathered(keys, &PROGRESS_KEYS, slot::PR_TOKEN, slot::PR_UNKNOWN, f);
         }
         if self.slot != Slot::Gathered(slot::MESSAGE) {
             let g = self.g;
@@ -331,22 +353,6 @@ impl JsonView for GatheredView<'_> {
                 f(k, &wrapped)
             });
         }
-        // The known keys, then the first unknown one (all the classifier
-        // needs: it stops caring after the first unexpected key).
-        for (i, name) in TOP_KEYS.iter().enumerate() {
-            if self.g.keys & (1 << i) != 0 {
-                let value = || Ok(self.at(Slot::Gathered(slot::TOP + i)));
-                if !f(name, &value)? {
-                    return Ok(());
-                }
-            }
-        }
-        let unknown = self.g.args[slot::UNKNOWN];
-        if type_of(self.g.env, unknown) == sys::ValueType::napi_string {
-            let name = read_long_string(self.g.env, unknown);
-            let value = || self.get(&name);
-            f(&name, &value)?;
-        }
-        Ok(())
+        self.each_gathered(self.g.keys, &TOP_KEYS, slot::TOP, slot::UNKNOWN, f)
     }
 }
