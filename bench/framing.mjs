@@ -159,18 +159,20 @@ function bench(label, lines, runs) {
 // dispatcher (a difference of minima: noisy, and may come out below zero).
 function handedOver(chunks) {
   const framer = new StdioFramer({ sdk: 1 });
+  // The layout of push()'s result: the binding's (src/boundary.rs).
+  const { OUT_ENTRIES, OUT_COUNT, OUT_BATCH, ENTRY_SIZE, ENTRY_CODE, ENTRY_SLOT, ENTRY_START, ENTRY_END } = native.boundary;
   const texts = [];
   for (const chunk of chunks) {
     const out = framer.push(chunk);
     if (out === undefined) continue;
-    const meta = out[0];
+    const meta = out[OUT_ENTRIES];
     let batch = false;
-    for (let k = 0; k < 4 * out[1]; k += 4) {
-      if (meta[k] <= 0) continue;
-      if (meta[k + 1] === 2) batch = true;
-      else texts.push(out[meta[k + 1]].slice(meta[k + 2], meta[k + 3]));
+    for (let k = 0; k < ENTRY_SIZE * out[OUT_COUNT]; k += ENTRY_SIZE) {
+      if (meta[k + ENTRY_CODE] <= 0) continue;
+      if (meta[k + ENTRY_SLOT] === OUT_BATCH) batch = true;
+      else texts.push(out[meta[k + ENTRY_SLOT]].slice(meta[k + ENTRY_START], meta[k + ENTRY_END]));
     }
-    if (batch) texts.push(out[2]);
+    if (batch) texts.push(out[OUT_BATCH]);
   }
   return texts;
 }

@@ -17,6 +17,7 @@ const v2 = require('./adapters/v2.cjs');
 const { notificationHandlerError } = require('./adapters/common.cjs');
 const { notificationDispatch, generationOfShape } = require('./adapters/upstream.cjs');
 const progress = require('./progress.cjs');
+const stdioAdapter = require('./adapters/stdio.cjs');
 const { UnsupportedSdkError, describeSource, patchRecordOf, replaceMethods } = require('./patching.cjs');
 
 const ADAPTERS = [v2, v1];
@@ -106,9 +107,9 @@ function interceptRouting(protocol, transport, generation) {
       const dispatcher = state.dispatcher;
       transport.onmessage = function orderedOnMessage(message, extra) {
         previous?.(message, extra);
-        // The read buffer it came from (stdio: a native one hands over the
-        // framer's classification, lib/stdio.cjs), or undefined.
-        dispatcher._dispatchFrom(transport._readBuffer, message, extra);
+        // The read buffer it came from, if any (stdio: a native one hands
+        // over the framer's classification, lib/stdio.cjs).
+        dispatcher._dispatchFrom(stdioAdapter.readBufferOf(transport), message, extra);
       };
     },
   });

@@ -23,18 +23,19 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 const line = (id) => `{"jsonrpc":"2.0","id":${id},"result":{"n":${id},"s":"${'x'.repeat(id % 7)}"}}\n`;
 const lines = (from, n) => Array.from({ length: n }, (_, i) => line(from + i)).join('');
 
-/** Every message and error of one `framer.push()` result (see src/framer_binding.rs). */
+/** Every message and error of one `framer.push()` result (its layout: the binding's `boundary`, src/boundary.rs). */
 function decode(out) {
   if (out === undefined) return [];
-  const [meta, count] = [out[0], out[1]];
-  const batch = out[2] === undefined ? [] : JSON.parse(out[2]);
+  const B = native.boundary;
+  const [meta, count] = [out[B.OUT_ENTRIES], out[B.OUT_COUNT]];
+  const batch = out[B.OUT_BATCH] === undefined ? [] : JSON.parse(out[B.OUT_BATCH]);
   // Array.from, not push(): a test may have accessors on Array.prototype.
   let ordinal = 0;
   return Array.from({ length: count }, (_, i) => {
-    const k = 4 * i;
-    const [code, s, start, end] = [meta[k], meta[k + 1], meta[k + 2], meta[k + 3]];
-    if (code <= 0) return { error: out[s], offset: out[s + 1], line: out[s + 2], reason: out[s + 3] };
-    if (s === 2) return batch[ordinal++];
+    const k = B.ENTRY_SIZE * i;
+    const [code, s, start, end] = [meta[k + B.ENTRY_CODE], meta[k + B.ENTRY_SLOT], meta[k + B.ENTRY_START], meta[k + B.ENTRY_END]];
+    if (code <= 0) return { error: out[s + B.BAD_MESSAGE], offset: out[s + B.BAD_OFFSET], line: out[s + B.BAD_LINE], reason: out[s + B.BAD_REASON] };
+    if (s === B.OUT_BATCH) return batch[ordinal++];
     return JSON.parse(out[s].slice(start, end));
   });
 }
@@ -69,7 +70,7 @@ const cases = {
     detach(rb._meta.buffer);
     const framer = new StdioFramer();
     const out = framer.push(Buffer.from(lines(0, 2)));
-    detach(out[0].buffer);
+    detach(out[native.boundary.OUT_ENTRIES].buffer);
     churn();
     await tick();
     churn();
