@@ -109,7 +109,7 @@ function interceptRouting(protocol, transport, generation) {
         previous?.(message, extra);
         // The read buffer it came from, if any (stdio: a native one hands
         // over the framer's classification, lib/stdio.cjs).
-        dispatcher._dispatchFrom(stdioAdapter.readBufferOf(transport), message, extra);
+        dispatcher._dispatchFrom(stdioAdapter.handoffSourceOf(transport), message, extra);
       };
     },
   });

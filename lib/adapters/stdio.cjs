@@ -45,6 +45,15 @@ function readBufferOf(transport) {
   return looksLikeReadBuffer(buffer) ? buffer : undefined;
 }
 
+/**
+ * Per message, on the routing path: whatever the transport holds as its read
+ * buffer, unchecked — the Dispatcher takes a hand-off from it only when the
+ * message is the very object that buffer last returned (lib/native.cjs).
+ */
+function handoffSourceOf(transport) {
+  return transport._readBuffer;
+}
+
 function setReadBuffer(transport, buffer) {
   transport._readBuffer = buffer;
 }
@@ -118,6 +127,7 @@ module.exports = {
   whyNotStdioTransport,
   generationOfReadBuffer,
   readBufferOf,
+  handoffSourceOf,
   setReadBuffer,
   stockReadBuffer,
   CANARIES,
