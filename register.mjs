@@ -1,7 +1,13 @@
 // `node --import mcp-ordered-dispatch/register app.mjs` (or a test runner's setup file).
-import patchNow from './register.cjs';
+import { installHooks, VITEST_WORKER } from './lib/install-hooks.mjs';
 
-// Vitest's vm pools: register.cjs exports a function that patches the SDK
-// copies loaded through this import() (lib/sandboxed.cjs). Elsewhere it
-// exports nothing to call.
-if (typeof patchNow === 'function') await patchNow((file) => import(file));
+if (globalThis[VITEST_WORKER] === undefined) {
+  // Node's own loader: the load-time hooks go in, nothing else loads.
+  installHooks();
+} else {
+  // Vitest runs this file through its module runner: register.cjs decides
+  // (lib/sandboxed.cjs). In its vm pools, register.cjs exports a function
+  // that patches the SDK copies loaded through this import().
+  const { default: patchNow } = await import('./register.cjs');
+  if (typeof patchNow === 'function') await patchNow((file) => import(file));
+}

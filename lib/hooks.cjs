@@ -2,21 +2,20 @@
 // Load-time patching for `mcp-ordered-dispatch/register`: every SDK copy the
 // application loads is patched as it loads, wherever it sits in node_modules
 // (nested dependencies included), without loading any copy the app does not use.
-//   - CommonJS (and require(esm)): a wrapper around Module._load looks at what
-//     a require() under @modelcontextprotocol/ returned.
-//   - ES modules: a load hook appends a call to lib/loader-patch.mjs to the
+// The hooks are installed by lib/install-hooks.mjs, which loads this file on
+// first use; what they do is here:
+//   - CommonJS (and require(esm)): afterRequire() looks at what a require()
+//     under @modelcontextprotocol/ returned.
+//   - ES modules: esmLoaded() appends a call to lib/loader-patch.mjs to the
 //     SDK modules that define `Protocol` or a stdio transport
-//     (lib/esm-transform.cjs). The hook is module.registerHooks()'s wherever
-//     Node has it (22.15+, 23.5+: synchronous, in-thread, no loader thread),
-//     and module.register()'s (lib/esm-hooks.mjs) only where it does not
-//     (20.19–22.14), so Node 26 never sees the deprecated module.register().
+//     (lib/esm-transform.cjs), in module.registerHooks()'s load hook;
+//     registerEsmHooks() registers the module.register() hooks
+//     (lib/esm-hooks.mjs) where Node has no registerHooks (20.19–22.14).
 //
-// Pay for what is used: installing the hooks loads nothing but Node
-// built-ins and small dependency-free files (this one, and what the SDK
-// adapter knows about SDK modules: lib/adapters/modules.cjs). The native addon, the
-// patcher and the SDK source checks are loaded when an SDK module loads.
-// With no loadable addon, that first SDK load prints one warning (the
-// loader's message) and every SDK copy stays stock; the application runs.
+// The native addon, the patcher and the SDK source checks are loaded when an
+// SDK module loads. With no loadable addon, that first SDK load prints one
+// warning (the loader's message) and every SDK copy stays stock; the
+// application runs.
 
 const Module = require('node:module');
 const path = require('node:path');
@@ -25,10 +24,7 @@ const sdk = require('./adapters/modules.cjs');
 // MCP_ORDERED_DISPATCH_FRAMING=off keeps the SDK's own stdio ReadBuffer.
 const framing = !/^(0|off|false|no)$/i.test(process.env.MCP_ORDERED_DISPATCH_FRAMING ?? '');
 
-// A module is looked at only when it sits under the SDK's npm scope (sdk.SDK_PATH), or is an alias install of it.
 const LOAD_FAILED = 'MCP_ORDERED_DISPATCH_LOAD_FAILED';
-let cjsHookInstalled = false;
-let esmHookInstalled = false;
 
 // undefined: not loaded yet; null: the addon could not be loaded (warned once).
 let machinery;
@@ -69,37 +65,39 @@ function patchStdioLoaded(exports, file) {
   if (m !== null) m.patchStdioExports(exports, file);
 }
 
-function installCjsHook() {
-  if (cjsHookInstalled) return;
-  cjsHookInstalled = true;
-  const originalLoad = Module._load;
-  Module._load = function _load(request, parent, isMain) {
-    const exports = originalLoad.apply(this, arguments);
-    if (exports !== null && typeof exports === 'object' && machinery !== null) {
-      // SDK modules re-require each other: once the patcher is loaded, a
-      // Protocol it has patched costs no resolution; without the addon, nothing is done.
-      let needsProtocol = false;
-      let needsFraming = false;
-      try {
-        needsProtocol = sdk.isSdkProtocol(exports.Protocol) && !machinery?.isPatched(exports.Protocol);
-        needsFraming = framing && sdk.exportsStdio(exports);
-      } catch {
-        // An exports object whose getter throws is not the SDK's.
-      }
-      if (needsProtocol || needsFraming) {
-        const file = Module._resolveFilename(request, parent, isMain);
-        // Under the SDK's scope, or an npm alias install of it (by package.json name).
-        if (file.includes(sdk.SDK_PATH) || require('./discover.cjs').isSdkModuleFile(file)) {
-          if (needsProtocol) patchLoaded(exports.Protocol, file);
-          if (needsFraming) patchStdioLoaded(exports, file);
-        }
-      }
+/**
+ * What a require() returned (an object): patch the SDK Protocol or stdio
+ * transports among its exports, if it is an SDK module (under the SDK's
+ * scope, or an npm alias install of it, by package.json name). Returns `exports`.
+ */
+function afterRequire(exports, request, parent, isMain) {
+  // Without the addon, nothing is done.
+  if (machinery === null) return exports;
+  // SDK modules re-require each other: once the patcher is loaded, a
+  // Protocol it has patched costs no resolution.
+  let needsProtocol = false;
+  let needsFraming = false;
+  try {
+    needsProtocol = sdk.isSdkProtocol(exports.Protocol) && !machinery?.isPatched(exports.Protocol);
+    needsFraming = framing && sdk.exportsStdio(exports);
+  } catch {
+    // An exports object whose getter throws is not the SDK's.
+  }
+  if (needsProtocol || needsFraming) {
+    const file = Module._resolveFilename(request, parent, isMain);
+    if (file.includes(sdk.SDK_PATH) || require('./discover.cjs').isSdkModuleFile(file)) {
+      if (needsProtocol) patchLoaded(exports.Protocol, file);
+      if (needsFraming) patchStdioLoaded(exports, file);
     }
-    return exports;
-  };
-  // Copies already loaded before the hook: patch them too.
+  }
+  return exports;
+}
+
+/** SDK copies required before the hooks went in: patch them too. */
+function patchRequired() {
+  const nodeModules = `${path.sep}node_modules${path.sep}`;
   for (const [file, cached] of Object.entries(require.cache)) {
-    if (!file.includes(sdk.SDK_PATH) && !(file.includes(`${path.sep}node_modules${path.sep}`) && require('./discover.cjs').isSdkModuleFile(file))) continue;
+    if (!file.includes(sdk.SDK_PATH) && !(file.includes(nodeModules) && require('./discover.cjs').isSdkModuleFile(file))) continue;
     if (sdk.isSdkProtocol(cached?.exports?.Protocol)) patchLoaded(cached.exports.Protocol, file);
     if (framing && cached?.exports && sdk.exportsStdio(cached.exports)) patchStdioLoaded(cached.exports, file);
   }
@@ -109,32 +107,21 @@ function patchUrl() {
   return require('node:url').pathToFileURL(path.join(__dirname, 'loader-patch.mjs')).href;
 }
 
-function installEsmHook() {
-  if (esmHookInstalled) return;
-  esmHookInstalled = true;
-  if (typeof Module.registerHooks === 'function') {
-    // The source rewrite loads with the first SDK module, not at start.
-    let transform;
-    let url;
-    Module.registerHooks({
-      load(u, context, nextLoad) {
-        const result = nextLoad(u, context);
-        if (result.format !== 'module' || result.source == null || !u.includes('/node_modules/')) return result;
-        transform ??= require('./esm-transform.cjs');
-        url ??= patchUrl();
-        const source = transform.patchedSdkSource(u, result.source, url, framing);
-        return source === undefined ? result : { ...result, source };
-      },
-    });
-  } else if (typeof Module.register === 'function') {
-    const { pathToFileURL } = require('node:url');
-    Module.register(pathToFileURL(path.join(__dirname, 'esm-hooks.mjs')).href, { data: { patchUrl: patchUrl(), framing } });
-  }
+let transform;
+let loaderPatchUrl;
+
+/** module.registerHooks()'s load hook, for an ES module under node_modules: its source, patched if it is an SDK module that needs it. */
+function esmLoaded(url, result) {
+  transform ??= require('./esm-transform.cjs');
+  loaderPatchUrl ??= patchUrl();
+  const source = transform.patchedSdkSource(url, result.source, loaderPatchUrl, framing);
+  return source === undefined ? result : { ...result, source };
 }
 
-function installHooks() {
-  installCjsHook();
-  installEsmHook();
+/** Where Node has no module.registerHooks(): the module.register() hooks, on their loader thread. */
+function registerEsmHooks() {
+  const { pathToFileURL } = require('node:url');
+  Module.register(pathToFileURL(path.join(__dirname, 'esm-hooks.mjs')).href, { data: { patchUrl: patchUrl(), framing } });
 }
 
-module.exports = { installHooks, patchLoaded, patchStdioLoaded };
+module.exports = { afterRequire, patchRequired, esmLoaded, registerEsmHooks, patchLoaded, patchStdioLoaded };

@@ -20,9 +20,9 @@
 // vmThreads/vmForks pools, which load node_modules in a vm context of their
 // own (see registerInVitestVm).
 
+// Loaded by register.cjs at start: nothing but node:module here; each case
+// loads what it needs (under Node's own loader, lib/install-hooks.mjs alone).
 const Module = require('node:module');
-const vm = require('node:vm');
-const { patchLoaded, installHooks } = require('./hooks.cjs');
 
 /** Every SDK build found; discovery is loaded here, not when register installs the hooks. */
 function sdkCopies() {
@@ -64,7 +64,7 @@ function warnNotLoaded(copy, error) {
 
 function patchCopy(copy, Protocol, patched) {
   if (typeof Protocol !== 'function') return;
-  patchLoaded(Protocol, copy.file);
+  require('./hooks.cjs').patchLoaded(Protocol, copy.file);
   patched.push(copy.file);
 }
 
@@ -91,14 +91,19 @@ async function patchCopiesByImport(load, builds = ['esm']) {
 
 /** Jest runs ES modules (its ESM mode) only where Node has vm.SourceTextModule (--experimental-vm-modules). */
 function jestRunsEsm() {
-  return typeof vm.SourceTextModule === 'function';
+  return typeof require('node:vm').SourceTextModule === 'function';
 }
 
 const VM_POOLS = ['vmThreads', 'vmForks'];
 
+// The global a Vitest worker that runs tests sets: lib/install-hooks.mjs's
+// VITEST_WORKER, which this file cannot load in Vitest's vm pools (their
+// require() loads no ES module); test/register-quiet.test.mjs checks the two agree.
+const VITEST_WORKER = '__vitest_worker__';
+
 /** The Vitest pool this worker runs tests in, if it is one of the vm pools. */
 function vitestVmPool() {
-  const worker = globalThis.__vitest_worker__;
+  const worker = globalThis[VITEST_WORKER];
   const pool = worker?.config?.pool ?? worker?.ctx?.pool;
   return VM_POOLS.includes(pool) ? pool : undefined;
 }
@@ -113,15 +118,15 @@ const SUPPORTED_SETUPS =
  * @param {boolean} underJest whether Jest injected its `jest` object there
  */
 function register(mod, underJest) {
-  // Before anything else: in a vm pool even Node's own-looking `module` is Vitest's.
-  const pool = underJest ? undefined : vitestVmPool();
-  if (pool !== undefined) return registerInVitestVm(mod, pool);
-  if (!isSandboxed(mod, Module)) return installHooks();
   if (!underJest) {
+    // Before anything else: in a vm pool even Node's own-looking `module` is Vitest's.
+    const pool = vitestVmPool();
+    if (pool !== undefined) return registerInVitestVm(mod, pool);
     try {
-      return installHooks();
-    } catch {
+      return require('./install-hooks.mjs').installHooks();
+    } catch (error) {
       // A sandbox that refuses loader hooks (Jest without injected globals).
+      if (!isSandboxed(mod, Module)) throw error;
     }
   }
   patchCjsCopiesNow();
@@ -166,4 +171,4 @@ function registerInVitestVm(mod, pool) {
   exportPatcher(mod, (load) => patchCopiesByImport(load, ['esm', 'cjs']), `Vitest's ${pool} pool`, "the SDK copies that pool loads (past Node's loader hooks)");
 }
 
-module.exports = { isSandboxed, patchCjsCopiesNow, patchCopiesByImport, register, SUPPORTED_SETUPS };
+module.exports = { isSandboxed, patchCjsCopiesNow, patchCopiesByImport, register, SUPPORTED_SETUPS, VITEST_WORKER };

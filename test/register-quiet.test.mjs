@@ -112,14 +112,45 @@ test(`node ${process.version}: register uses module.${hasRegisterHooks ? 'regist
 });
 
 test(`node ${process.version}: a process with register that never loads the SDK loads no addon, patcher or SDK discovery`, async () => {
-  const probe = `console.log(JSON.stringify(Object.keys(require.cache).filter((f) => f.startsWith(${JSON.stringify(path.join(root, 'lib'))})).map((f) => require('node:path').basename(f)).sort()))`;
-  for (const [flag, entry] of REGISTER_FLAGS) {
-    const r = await runCommand(node, [flag, entry, '-e', probe], { cwd: root, env: cleanEnv() });
-    assert.equal(r.code, 0, show(r));
-    const loaded = JSON.parse(r.stdout);
-    assert.ok(loaded.includes('hooks.cjs'), `${flag}: register's hooks are installed: ${loaded}`);
-    for (const heavy of ['native.cjs', 'platform.cjs', 'patch.cjs', 'discover.cjs', 'stdio.cjs', 'progress.cjs', 'esm-transform.cjs', 'patching.cjs', 'v1.cjs', 'v2.cjs', 'upstream.cjs', 'common.cjs']) {
-      assert.ok(!loaded.includes(heavy), `${flag}: ${heavy} loaded at start: ${loaded}`);
+  // What of lib/ is in the require cache as the process exits: an ES module
+  // spy imported after register reads it then (itself never in that cache;
+  // a CommonJS preload would be, and register looks at what was required before it).
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-cache-'));
+  try {
+    const spy = path.join(dir, 'spy.mjs');
+    fs.writeFileSync(
+      spy,
+      `import path from 'node:path';
+       import { createRequire } from 'node:module';
+       const require = createRequire(import.meta.url);
+       const lib = ${JSON.stringify(path.join(root, 'lib'))};
+       process.on('exit', () => console.log(JSON.stringify(Object.keys(require.cache).filter((f) => f.startsWith(lib)).map((f) => path.relative(lib, f)).sort())));\n`,
+    );
+    for (const [flag, entry] of REGISTER_FLAGS) {
+      // Requires nothing after register: register's own entry is all.
+      const bare = await runCommand(node, [flag, entry, '--import', spy, '-e', '0'], { cwd: root, env: cleanEnv() });
+      assert.equal(bare.code, 0, show(bare));
+      // Where Node has no registerHooks, registering module.register()'s hooks loads the hooks' side (lib/hooks.cjs).
+      // Under --require, require(esm) caches lib/install-hooks.mjs too.
+      const expected = [...(flag === '--import' ? [] : ['install-hooks.mjs', 'sandboxed.cjs']), ...(hasRegisterHooks ? [] : ['adapters/modules.cjs', 'hooks.cjs'])].sort();
+      assert.deepEqual(JSON.parse(bare.stdout), expected, `${flag}: ${show(bare)}`);
+      // Requires a module (not the SDK): the hooks' side loads to look at it, nothing heavier.
+      const some = await runCommand(node, [flag, entry, '--import', spy, '-e', "require('node:util')"], { cwd: root, env: cleanEnv() });
+      assert.equal(some.code, 0, show(some));
+      const loaded = JSON.parse(some.stdout);
+      assert.ok(loaded.includes('hooks.cjs'), `${flag}: register's hooks looked at the require: ${loaded}`);
+      for (const heavy of ['native.cjs', 'platform.cjs', 'patch.cjs', 'discover.cjs', 'stdio.cjs', 'progress.cjs', 'esm-transform.cjs', 'patching.cjs', 'adapters/v1.cjs', 'adapters/v2.cjs', 'adapters/upstream.cjs', 'adapters/common.cjs']) {
+        assert.ok(!loaded.includes(heavy), `${flag}: ${heavy} loaded at start: ${loaded}`);
+      }
     }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('the Vitest worker global is named alike by register.mjs (lib/install-hooks.mjs) and the CommonJS side (lib/sandboxed.cjs)', async () => {
+  const { VITEST_WORKER } = await import('../lib/install-hooks.mjs');
+  const sandboxed = Module.createRequire(import.meta.url)('../lib/sandboxed.cjs');
+  assert.equal(typeof VITEST_WORKER, 'string');
+  assert.equal(sandboxed.VITEST_WORKER, VITEST_WORKER);
 });

@@ -1,0 +1,68 @@
+// Installs `mcp-ordered-dispatch/register`'s load-time hooks: a wrapper
+// around Module._load (CommonJS and require(esm)) and an ES module load hook,
+// module.registerHooks()'s wherever Node has it (22.15+, 23.5+: synchronous,
+// in-thread, no loader thread) and module.register()'s only where it does
+// not (20.19–22.14), so Node 26 never sees the deprecated module.register().
+// What the hooks do is lib/hooks.cjs's, loaded when they first have work.
+//
+// An ES module that imports nothing but node:module, so that installing costs
+// a process next to nothing: register.mjs (`--import`) loads no CommonJS
+// file at all, and a process that never requires or imports anything after
+// it loads nothing more (bench/startup.mjs measures it). register.cjs
+// (`--require`) and lib/sandboxed.cjs load it with require(esm).
+import Module, { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+
+/** The global a Vitest worker that runs tests sets (lib/sandboxed.cjs reads its pool from it). */
+export const VITEST_WORKER = '__vitest_worker__';
+
+// lib/hooks.cjs, on first use. Its own loading (and what it requires at its
+// top) passes through the Module._load wrapper unlooked at.
+let hooks;
+let loadingHooks = false;
+function loadHooks() {
+  if (hooks === undefined) {
+    loadingHooks = true;
+    try {
+      hooks = require('./hooks.cjs');
+    } finally {
+      loadingHooks = false;
+    }
+  }
+  return hooks;
+}
+
+let installed = false;
+
+/** Install the hooks (once per process; later calls do nothing). */
+export function installHooks() {
+  if (installed) return;
+  installed = true;
+  const originalLoad = Module._load;
+  Module._load = function _load(request, parent, isMain) {
+    const exports = originalLoad.apply(this, arguments);
+    if (exports === null || typeof exports !== 'object' || loadingHooks) return exports;
+    return loadHooks().afterRequire(exports, request, parent, isMain);
+  };
+  // SDK copies required before this: the require cache holds more than this
+  // package's own entry (register.cjs under `--require`).
+  const own = fileURLToPath(new URL('..', import.meta.url));
+  for (const file in require.cache) {
+    if (file.startsWith(own) && !file.includes('node_modules', own.length)) continue;
+    loadHooks().patchRequired();
+    break;
+  }
+  if (typeof Module.registerHooks === 'function') {
+    Module.registerHooks({
+      load(url, context, nextLoad) {
+        const result = nextLoad(url, context);
+        if (result.format !== 'module' || result.source == null || !url.includes('/node_modules/')) return result;
+        return loadHooks().esmLoaded(url, result);
+      },
+    });
+  } else if (typeof Module.register === 'function') {
+    loadHooks().registerEsmHooks();
+  }
+}
