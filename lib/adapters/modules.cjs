@@ -49,9 +49,14 @@ const DEFINES_STDIO_TRANSPORT =
   /(?:^|\n)(?:export class (Stdio(?:Client|Server)Transport)\b|var (Stdio(?:Client|Server)Transport) = class\b|class (Stdio(?:Client|Server)Transport)\b)/g;
 
 // Byte strings that every match of the patterns above contains: most SDK
-// modules contain none, and are then passed on without being decoded.
-const PROTOCOL_NEEDLES = ['class Protocol', 'Protocol = class'];
-const STDIO_NEEDLES = ['class StdioClientTransport', 'class StdioServerTransport', 'StdioClientTransport = class', 'StdioServerTransport = class'];
+// modules contain none, and are then passed on without being decoded. Each
+// group has one substring common to all its needles, looked for first: one
+// scan of a module's bytes per group, not one per needle.
+const PROTOCOL_NEEDLES = { common: 'Protocol', needles: ['class Protocol', 'Protocol = class'] };
+const STDIO_NEEDLES = {
+  common: 'Stdio',
+  needles: ['class StdioClientTransport', 'class StdioServerTransport', 'StdioClientTransport = class', 'StdioServerTransport = class'],
+};
 
 /** Whether an ES module's source defines `Protocol` as a module-scope class. */
 function definesProtocol(source) {
@@ -67,7 +72,7 @@ function stdioClassesDefinedIn(source) {
 
 /** Whether a module's undecoded bytes (a Buffer) may define Protocol (or, with `framing`, a stdio transport). */
 function mayDefine(bytes, framing) {
-  const found = (needles) => needles.some((n) => bytes.includes(n));
+  const found = ({ common, needles }) => bytes.includes(common) && needles.some((n) => bytes.includes(n));
   return found(PROTOCOL_NEEDLES) || (framing && found(STDIO_NEEDLES));
 }
 
