@@ -30,6 +30,11 @@
 //   onclose) and transport.close() (the patched close): the worker is
 //   drained synchronously and everything delivered first;
 // * clear() drops what is not yet read, as the SDK's ReadBuffer.clear() does.
+// * the backlog is bounded: when more than `highWater` bytes are pushed and
+//   not yet delivered, the stream is paused (the child then blocks on its
+//   writes, as it does against a stock reader busy parsing) and resumed
+//   below a quarter of it. So memory stays bounded, and what the 'end' or
+//   close() flush delivers in one go is at most about that much.
 // The worker is stopped at 'end', after close(), and when the reader is
 // garbage-collected; the threadsafe function never keeps the process alive.
 
@@ -42,7 +47,7 @@ const adapter = require('./adapters/stdio.cjs');
  * at most this many bytes of message text and this many lines; a chunk of at
  * most `inlineMax` bytes is framed on the main thread when the worker is idle.
  */
-const THREAD_DEFAULTS = Object.freeze({ maxBatchBytes: 64 * 1024, maxBatchMessages: 512, inlineMax: 16 * 1024 });
+const THREAD_DEFAULTS = Object.freeze({ maxBatchBytes: 64 * 1024, maxBatchMessages: 512, inlineMax: 16 * 1024, highWater: 256 * 1024 });
 
 const BLANK_LINES = { undefined: 0, report: 1, skip: 2 };
 
@@ -59,6 +64,7 @@ function threadOptions(offThread) {
     maxBatchBytes: positiveInteger(o.maxBatchBytes, 'maxBatchBytes', THREAD_DEFAULTS.maxBatchBytes),
     maxBatchMessages: positiveInteger(o.maxBatchMessages, 'maxBatchMessages', THREAD_DEFAULTS.maxBatchMessages),
     inlineMax: o.inlineMax === 0 ? 0 : positiveInteger(o.inlineMax, 'inlineMax', THREAD_DEFAULTS.inlineMax),
+    highWater: positiveInteger(o.highWater, 'highWater', THREAD_DEFAULTS.highWater),
   };
 }
 
@@ -80,6 +86,9 @@ class ThreadReadBuffer extends NativeReadBuffer {
   _stream = undefined;
   _onEnd = undefined;
   _delivering = 0;
+  _highWater = THREAD_DEFAULTS.highWater;
+  // The stream paused for the backlog (to resume).
+  _paused = undefined;
   _pumpNext = undefined;
 
   constructor(options = {}) {
@@ -87,7 +96,8 @@ class ThreadReadBuffer extends NativeReadBuffer {
     ({ OUT_ENTRIES, OUT_COUNT } = native.boundary);
     const blank = BLANK_LINES[options.blankLines];
     if (blank === undefined) throw new TypeError("ThreadReadBuffer: options.blankLines must be 'report' or 'skip'");
-    const { maxBatchBytes, maxBatchMessages, inlineMax } = threadOptions(options);
+    const { maxBatchBytes, maxBatchMessages, inlineMax, highWater } = threadOptions(options);
+    this._highWater = highWater;
     const Reader = native.load().StdioThreadReader;
     if (typeof Reader !== 'function') throw new Error('mcp-ordered-dispatch: the native addon has no StdioThreadReader; rebuild it with `npm run build`.');
     this._limited = Number.isFinite(this._maxBufferSize);
@@ -118,6 +128,21 @@ class ThreadReadBuffer extends NativeReadBuffer {
     this._watchEnd();
     const out = this._reader.push(chunk);
     if (out !== undefined) this._use(out);
+    else if (this._stream !== undefined && this._paused === undefined && this._reader.backlog() > this._highWater) {
+      this._paused = this._stream;
+      this._paused.pause();
+      // The worker wakes _pump() (which resumes) once it has caught up,
+      // whether or not a line completed meanwhile.
+      this._reader.wakeBelow(this._highWater >> 2);
+    }
+  }
+
+  _resumeBelow(bytes) {
+    const paused = this._paused;
+    if (paused !== undefined && this._reader.backlog() <= bytes) {
+      this._paused = undefined;
+      paused.resume();
+    }
   }
 
   clear() {
@@ -145,6 +170,7 @@ class ThreadReadBuffer extends NativeReadBuffer {
   /** Flushes, then stops the worker (later chunks are framed on the main thread). */
   stop() {
     this.flush();
+    this._resumeBelow(Infinity);
     this._reader.stop();
     if (this._stream !== undefined) this._stream.removeListener('end', this._onEnd);
     this._stream = undefined;
@@ -190,9 +216,13 @@ class ThreadReadBuffer extends NativeReadBuffer {
       this._fail(error);
       return;
     }
-    if (out === undefined) return;
+    if (out === undefined) {
+      this._resumeBelow(this._highWater >> 2);
+      return;
+    }
     this._use(out);
     this._deliver();
+    this._resumeBelow(this._highWater >> 2);
     setImmediate(this._pumpNext);
   }
 

@@ -89,6 +89,8 @@ pub struct Piece {
 /// A piece ready for JavaScript.
 #[derive(Debug)]
 pub struct Ready {
+    /// Bytes of message text it carries (for the backlog count).
+    pub bytes: usize,
     pub meta: Vec<i32>,
     pub text: BatchText,
     pub values: Vec<Value>,
@@ -145,6 +147,7 @@ impl Piece {
     /// byte a character, anything else to UTF-16), so that the main thread
     /// only copies it into a string.
     pub fn finish(mut self) -> Ready {
+        let bytes = self.batch.len();
         let text = if self.batch.is_empty() {
             BatchText::None
         } else {
@@ -164,6 +167,7 @@ impl Piece {
             }
         };
         Ready {
+            bytes,
             meta: self.meta,
             text,
             values: self.values,
@@ -260,6 +264,12 @@ struct Queues {
     input: VecDeque<Vec<u8>>,
     /// The worker is framing a chunk it took.
     busy: bool,
+    /// Bytes pushed and not yet taken by JavaScript: chunks queued or being
+    /// framed, and the message text of pieces ready (see `backlog()`).
+    backlog: usize,
+    /// JavaScript paused its stream on the backlog: wake it (as for a
+    /// piece) once the backlog is at most this, even if no line completed.
+    wake_below: Option<usize>,
     /// Pieces framed and not yet taken by JavaScript.
     output: VecDeque<Ready>,
     /// A threadsafe-function call (or the `setImmediate` chain it starts) is
@@ -319,11 +329,13 @@ impl Shared {
             let current = std::mem::take(&mut work.current);
             let mut sink = PieceSink::new(self.bounds, current);
             let framed = catch_unwind(AssertUnwindSafe(|| work.framer.push(&chunk, &mut sink)));
+            let pushed = chunk.len();
             drop(chunk);
             if let Err(payload) = framed {
                 let mut q = lock(&self.queues);
                 q.failure = Some(panic_message(&*payload));
                 q.input.clear();
+                q.backlog = q.output.iter().map(|r| r.bytes).sum();
                 q.stop = true;
                 self.arm(&mut q);
                 continue;
@@ -343,7 +355,13 @@ impl Shared {
             let ready: Vec<Ready> = pieces.into_iter().map(Piece::finish).collect();
             let mut q = lock(&self.queues);
             drop(work);
-            if !ready.is_empty() {
+            q.backlog =
+                q.backlog.saturating_sub(pushed) + ready.iter().map(|r| r.bytes).sum::<usize>();
+            let below = q.wake_below.is_some_and(|w| q.backlog <= w);
+            if below {
+                q.wake_below = None;
+            }
+            if !ready.is_empty() || below {
                 q.output.extend(ready);
                 self.arm(&mut q);
             }
@@ -503,6 +521,8 @@ impl StdioThreadReader {
                 queues: Mutex::new(Queues {
                     input: VecDeque::new(),
                     busy: false,
+                    backlog: 0,
+                    wake_below: None,
                     output: VecDeque::new(),
                     armed: false,
                     stop: false,
@@ -602,6 +622,7 @@ impl StdioThreadReader {
                     let mut q = q;
                     // SAFETY: see `chunk_bytes`; copied before returning.
                     q.input.push_back(unsafe { bytes.to_vec() });
+                    q.backlog += bytes.len();
                     self.shared.wake.notify_one();
                     return Ok(undefined(env));
                 }
@@ -636,7 +657,10 @@ impl StdioThreadReader {
             let ready = {
                 let mut q = lock(&self.shared.queues);
                 match q.output.pop_front() {
-                    Some(r) => r,
+                    Some(r) => {
+                        q.backlog = q.backlog.saturating_sub(r.bytes);
+                        r
+                    }
                     None => {
                         q.armed = false;
                         if let Some(message) = &q.failure {
@@ -683,6 +707,28 @@ impl StdioThreadReader {
             drop(self.shared.wait_idle());
             Ok(lock(&self.shared.work).framer.buffered() as f64)
         })
+    }
+
+    /// Bytes pushed and not yet taken (chunks not yet framed, message text
+    /// of pieces not yet taken): what `lib/stdio-thread.cjs` pauses the
+    /// stream on.
+    #[napi]
+    pub fn backlog(&self) -> f64 {
+        lock(&self.shared.queues).backlog as f64
+    }
+
+    /// Asks for a wake-up (`onready`) once the backlog is at most `bytes`
+    /// (JavaScript paused its stream), now if it already is.
+    #[napi]
+    pub fn wake_below(&self, bytes: f64) {
+        let mut q = lock(&self.shared.queues);
+        let bytes = bytes.max(0.0) as usize;
+        if q.backlog <= bytes {
+            q.wake_below = None;
+            self.shared.arm(&mut q);
+        } else {
+            q.wake_below = Some(bytes);
+        }
     }
 
     /// Whether the worker still runs.
