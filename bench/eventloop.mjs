@@ -18,6 +18,8 @@
 //
 //   node bench/eventloop.mjs [--rounds=3] [--count=200000] [--sdk=1,2] [--variants=stock,patched,thread]
 //                            [--batch-bytes=N --batch-messages=N] [--json] [--quick]
+//                            [--tokio-native=FILE: also variant 'tokio', the off-thread reader of an
+//                             addon built with --features tokio-reader (loaded through MCP_ORDERED_DISPATCH_NATIVE)]
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -32,7 +34,7 @@ const QUICK = args.quick === true;
 const COUNT = Number(args.count ?? (QUICK ? 20_000 : 200_000));
 const ROUNDS = Number(args.rounds ?? (QUICK ? 1 : 3));
 const SDKS = String(args.sdk ?? (QUICK ? '1' : '1,2')).split(',').map(Number);
-const VARIANTS = String(args.variants ?? 'stock,patched,thread').split(',');
+const VARIANTS = String(args.variants ?? (args['tokio-native'] ? 'stock,patched,thread,tokio' : 'stock,patched,thread')).split(',');
 const OFF_THREAD = { ...(args['batch-bytes'] ? { maxBatchBytes: Number(args['batch-bytes']) } : {}), ...(args['batch-messages'] ? { maxBatchMessages: Number(args['batch-messages']) } : {}) };
 const FLOOD = fileURLToPath(new URL('./flood-server.mjs', import.meta.url));
 const TIMEOUT_MS = 120_000;
@@ -43,7 +45,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 async function child() {
   const generation = Number(args.sdk);
   if (args.variant === 'patched') require('../index.cjs').install({ paths: [ROOT] }); // this checkout's SDK copies, whatever the working directory
-  if (args.variant === 'thread') require('../index.cjs').install({ paths: [ROOT], offThread: args.offThread ? JSON.parse(args.offThread) : true });
+  if (args.variant === 'thread' || args.variant === 'tokio') require('../index.cjs').install({ paths: [ROOT], offThread: args.offThread ? JSON.parse(args.offThread) : true });
   const { loadSdk, callTool, onLogMessage } = require('../test/support/sdk.cjs');
   const sdk = await loadSdk(generation, 'esm');
   const client = new sdk.Client({ name: 'bench', version: '1.0.0' });
@@ -55,7 +57,7 @@ async function child() {
   client.onerror = () => errors++;
   const transport = new sdk.StdioClientTransport({ command: process.execPath, args: [FLOOD] });
   await client.connect(transport);
-  const expectedBuffer = { patched: 'NativeReadBuffer', thread: 'ThreadReadBuffer' }[args.variant];
+  const expectedBuffer = { patched: 'NativeReadBuffer', thread: 'ThreadReadBuffer', tokio: 'ThreadReadBuffer' }[args.variant];
   if (expectedBuffer && transport._readBuffer?.constructor?.name !== expectedBuffer) throw new Error(`install() did not give the client transport a ${expectedBuffer}`);
 
   const expectedText = JSON.parse(bigTextMessage(BIG_SIZE)[0]).result.content[0].text;
@@ -107,10 +109,11 @@ async function child() {
 
 function runChild(variant, sdk) {
   const load = os.loadavg()[0];
-  const extra = variant === 'thread' && Object.keys(OFF_THREAD).length > 0 ? [`--offThread=${JSON.stringify(OFF_THREAD)}`] : [];
+  const extra = (variant === 'thread' || variant === 'tokio') && Object.keys(OFF_THREAD).length > 0 ? [`--offThread=${JSON.stringify(OFF_THREAD)}`] : [];
   const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', `--variant=${variant}`, `--sdk=${sdk}`, `--count=${COUNT}`, ...extra], {
     encoding: 'utf8',
     timeout: 3 * TIMEOUT_MS,
+    env: variant === 'tokio' ? { ...process.env, MCP_ORDERED_DISPATCH_NATIVE: args['tokio-native'] } : process.env,
     maxBuffer: 16 * 1024 * 1024,
   });
   if (r.status !== 0) throw new Error(`${variant} sdk ${sdk} failed (${r.signal ?? r.status}): ${r.stderr}`);
@@ -157,7 +160,11 @@ function rows(results) {
   const n = COUNT.toLocaleString('en-US');
   for (const result of results) {
     const { sdk, stock, parseMs, smallParseMs } = result;
-    for (const [variant, label] of [['patched', ''], ['thread', ', off-thread reader (offThread: true)']]) {
+    for (const [variant, label] of [
+      ['patched', ''],
+      ['thread', ', off-thread reader (offThread: true)'],
+      ['tokio', ', off-thread reader with its worker on napi-rs\'s tokio runtime (--features tokio-reader)'],
+    ]) {
       const patched = result[variant];
       if (!patched || !stock) continue;
       rows.push({

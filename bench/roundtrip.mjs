@@ -9,6 +9,7 @@
 // more than 20 µs above stock's.
 //
 //   node bench/roundtrip.mjs [--rounds=5] [--calls=2000] [--sdk=1,2] [--variants=stock,patched,thread]
+//                          [--tokio-native=FILE: also variant 'tokio' (see bench/eventloop.mjs)]
 //                          [--inline=BYTES (the off-thread reader's inlineMax; 0: every chunk hops to the worker)] [--json] [--quick]
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -25,20 +26,23 @@ const CALLS = Math.min(Number(args.calls ?? (QUICK ? 300 : 2000)), 100_000);
 const WARMUP = QUICK ? 100 : 500;
 const ROUNDS = Number(args.rounds ?? (QUICK ? 1 : 5));
 const SDKS = String(args.sdk ?? (QUICK ? '1' : '1,2')).split(',').map(Number);
-const VARIANTS = String(args.variants ?? 'stock,patched,thread').split(',');
+const VARIANTS = String(args.variants ?? (args['tokio-native'] ? 'stock,patched,thread,tokio' : 'stock,patched,thread')).split(',');
 const SERVER = fileURLToPath(new URL('./sdk-server.mjs', import.meta.url));
 
 async function child() {
   const generation = Number(args.sdk);
   if (args.variant === 'patched') require('../index.cjs').install({ paths: [ROOT] }); // this checkout's SDK copies, whatever the working directory
   const offThread = args.inline !== undefined ? { inlineMax: Number(args.inline) } : true;
-  if (args.variant === 'thread') require('../index.cjs').install({ paths: [ROOT], offThread });
+  if (args.variant === 'thread' || args.variant === 'tokio') require('../index.cjs').install({ paths: [ROOT], offThread });
   const { loadSdk } = require('../test/support/sdk.cjs');
   const sdk = await loadSdk(generation, 'esm');
   const client = new sdk.Client({ name: 'bench', version: '1.0.0' });
-  const transport = new sdk.StdioClientTransport({ command: process.execPath, args: [SERVER, `--sdk=${generation}`, `--variant=${args.variant}`, ...(args.inline !== undefined ? [`--inline=${args.inline}`] : [])] });
+  const transport = new sdk.StdioClientTransport({ command: process.execPath, args: [SERVER, `--sdk=${generation}`, `--variant=${args.variant}`, ...(args.inline !== undefined ? [`--inline=${args.inline}`] : [])],
+    // The server loads the same addon (the SDK passes the child a default environment only).
+    ...(process.env.MCP_ORDERED_DISPATCH_NATIVE ? { env: { MCP_ORDERED_DISPATCH_NATIVE: process.env.MCP_ORDERED_DISPATCH_NATIVE } } : {}),
+  });
   await client.connect(transport);
-  const expectedBuffer = { patched: 'NativeReadBuffer', thread: 'ThreadReadBuffer' }[args.variant];
+  const expectedBuffer = { patched: 'NativeReadBuffer', thread: 'ThreadReadBuffer', tokio: 'ThreadReadBuffer' }[args.variant];
   if (expectedBuffer && transport._readBuffer?.constructor?.name !== expectedBuffer) throw new Error(`install() did not give the client transport a ${expectedBuffer}`);
   for (let i = 0; i < WARMUP; i++) await client.ping();
   const us = new Float64Array(CALLS);
@@ -58,6 +62,7 @@ function runChild(variant, sdk) {
   const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', `--variant=${variant}`, `--sdk=${sdk}`, `--calls=${CALLS}`, ...(args.inline !== undefined ? [`--inline=${args.inline}`] : [])], {
     encoding: 'utf8',
     timeout: 120_000,
+    env: variant === 'tokio' ? { ...process.env, MCP_ORDERED_DISPATCH_NATIVE: args['tokio-native'] } : process.env,
   });
   if (r.status !== 0) throw new Error(`${variant} sdk ${sdk} failed (${r.signal ?? r.status}): ${r.stderr}`);
   return { ...JSON.parse(r.stdout.trim().split('\n').pop()), load };
@@ -88,7 +93,11 @@ function rows(results) {
   const rows = [];
   for (const result of results) {
     const { sdk, stock } = result;
-    for (const [variant, label] of [['patched', ''], ['thread', ', off-thread reader (offThread: true)']]) {
+    for (const [variant, label] of [
+      ['patched', ''],
+      ['thread', ', off-thread reader (offThread: true)'],
+      ['tokio', ', off-thread reader with its worker on napi-rs\'s tokio runtime (--features tokio-reader)'],
+    ]) {
       const patched = result[variant];
       if (!patched || !stock) continue;
       const what = `${CALLS} sequential pings, real ${sdk}.x Client → real ${sdk}.x Server over a real stdio child, both processes patched${label} or both stock (median of ${ROUNDS} runs)`;

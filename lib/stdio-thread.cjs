@@ -68,7 +68,7 @@ function threadOptions(offThread) {
   };
 }
 
-let OUT_ENTRIES, OUT_COUNT;
+let OUT_ENTRIES, OUT_COUNT, OUT_BATCH;
 
 /**
  * options: NativeReadBuffer's, and { transport?: the SDK transport whose
@@ -87,17 +87,22 @@ class ThreadReadBuffer extends NativeReadBuffer {
   _onEnd = undefined;
   _delivering = 0;
   _highWater = THREAD_DEFAULTS.highWater;
+  _maxBatchBytes = THREAD_DEFAULTS.maxBatchBytes;
+  // A piece holding one message larger than maxBatchBytes, handed over in
+  // steps: { out, batch: its JSON.parse, once done }.
+  _big = undefined;
   // The stream paused for the backlog (to resume).
   _paused = undefined;
   _pumpNext = undefined;
 
   constructor(options = {}) {
     super(options);
-    ({ OUT_ENTRIES, OUT_COUNT } = native.boundary);
+    ({ OUT_ENTRIES, OUT_COUNT, OUT_BATCH } = native.boundary);
     const blank = BLANK_LINES[options.blankLines];
     if (blank === undefined) throw new TypeError("ThreadReadBuffer: options.blankLines must be 'report' or 'skip'");
     const { maxBatchBytes, maxBatchMessages, inlineMax, highWater } = threadOptions(options);
     this._highWater = highWater;
+    this._maxBatchBytes = maxBatchBytes;
     const Reader = native.load().StdioThreadReader;
     if (typeof Reader !== 'function') throw new Error('mcp-ordered-dispatch: the native addon has no StdioThreadReader; rebuild it with `npm run build`.');
     this._limited = Number.isFinite(this._maxBufferSize);
@@ -150,6 +155,7 @@ class ThreadReadBuffer extends NativeReadBuffer {
     this._reader.drain();
     while (this._reader.take() !== undefined);
     this._reader.clear();
+    this._big = undefined;
     this._held = 0;
     super.clear();
   }
@@ -159,6 +165,10 @@ class ThreadReadBuffer extends NativeReadBuffer {
    * messages readable (delivering them to the transport, if any), in order.
    */
   flush() {
+    if (this._big !== undefined) {
+      this._useBig();
+      this._deliver();
+    }
     this._reader.drain();
     let out;
     while ((out = this._reader.take()) !== undefined) {
@@ -207,6 +217,10 @@ class ThreadReadBuffer extends NativeReadBuffer {
 
   // One piece per turn of the event loop.
   _pump() {
+    if (this._big !== undefined) {
+      this._bigStep();
+      return;
+    }
     let out;
     try {
       out = this._reader.take();
@@ -220,10 +234,43 @@ class ThreadReadBuffer extends NativeReadBuffer {
       this._resumeBelow(this._highWater >> 2);
       return;
     }
+    if (typeof out[OUT_BATCH] === 'string' && out[OUT_BATCH].length > this._maxBatchBytes) {
+      // A message larger than a piece: making its string, parsing it and
+      // handling it (the SDK's own work) each get a turn of their own, so
+      // the worst stall is the largest of them, not their sum.
+      this._big = { out, batch: undefined };
+      setImmediate(this._pumpNext);
+      return;
+    }
     this._use(out);
     this._deliver();
     this._resumeBelow(this._highWater >> 2);
     setImmediate(this._pumpNext);
+  }
+
+  _bigStep() {
+    const big = this._big;
+    if (big.batch === undefined) {
+      try {
+        big.batch = JSON.parse(big.out[OUT_BATCH]);
+      } catch {
+        big.batch = null; // readMessage() parses it again, message by message
+      }
+      setImmediate(this._pumpNext);
+      return;
+    }
+    this._useBig();
+    this._deliver();
+    this._resumeBelow(this._highWater >> 2);
+    setImmediate(this._pumpNext);
+  }
+
+  // The big piece taken, parsed or not yet, becomes the current entries.
+  _useBig() {
+    const { out, batch } = this._big;
+    this._big = undefined;
+    this._use(out);
+    if (batch) this._batch = batch;
   }
 
   _fail(error) {

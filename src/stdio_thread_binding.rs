@@ -276,6 +276,8 @@ struct Queues {
     /// outstanding: no new call until `take()` finds the queue empty.
     armed: bool,
     stop: bool,
+    /// The worker has stopped.
+    finished: bool,
     /// The worker panicked (its message).
     failure: Option<String>,
     tsfn: Option<Tsfn>,
@@ -293,8 +295,10 @@ struct Shared {
     queues: Mutex<Queues>,
     /// Input arrived, or stop.
     wake: Condvar,
-    /// The worker finished what it had.
+    /// The worker finished what it had (or stopped).
     idle: Condvar,
+    #[cfg(feature = "tokio-reader")]
+    notify: tokio::sync::Notify,
     bounds: Bounds,
 }
 
@@ -306,66 +310,117 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Shared {
+    /// The next chunk to frame (marking the worker busy), or `None` when
+    /// there is none now (idle) or the worker must stop (`finished` set).
+    fn next_chunk(&self, q: &mut Queues) -> Option<Vec<u8>> {
+        if q.stop {
+            q.busy = false;
+            q.finished = true;
+            self.idle.notify_all();
+            return None;
+        }
+        match q.input.pop_front() {
+            Some(chunk) => {
+                q.busy = true;
+                Some(chunk)
+            }
+            None => {
+                q.busy = false;
+                self.idle.notify_all();
+                None
+            }
+        }
+    }
+
+    /// The worker on a thread of its own.
+    #[cfg_attr(feature = "tokio-reader", allow(dead_code))]
     fn worker(self: Arc<Self>) {
         loop {
             let chunk = {
                 let mut q = lock(&self.queues);
                 loop {
-                    if q.stop {
-                        q.busy = false;
-                        self.idle.notify_all();
-                        return;
-                    }
-                    if let Some(chunk) = q.input.pop_front() {
-                        q.busy = true;
+                    if let Some(chunk) = self.next_chunk(&mut q) {
                         break chunk;
                     }
-                    q.busy = false;
-                    self.idle.notify_all();
+                    if q.finished {
+                        return;
+                    }
                     q = self.wake.wait(q).unwrap_or_else(|p| p.into_inner());
                 }
             };
-            let mut work = lock(&self.work);
-            let current = std::mem::take(&mut work.current);
-            let mut sink = PieceSink::new(self.bounds, current);
-            let framed = catch_unwind(AssertUnwindSafe(|| work.framer.push(&chunk, &mut sink)));
-            let pushed = chunk.len();
-            drop(chunk);
-            if let Err(payload) = framed {
+            self.frame(chunk);
+        }
+    }
+
+    /// The worker as a task on napi-rs's tokio runtime (feature
+    /// `tokio-reader`, for the measurements in README).
+    #[cfg(feature = "tokio-reader")]
+    async fn task(self: Arc<Self>) {
+        loop {
+            let chunk = {
                 let mut q = lock(&self.queues);
-                q.failure = Some(panic_message(&*payload));
-                q.input.clear();
-                q.backlog = q.output.iter().map(|r| r.bytes).sum();
-                q.stop = true;
-                self.arm(&mut q);
-                continue;
-            }
-            // The last piece goes out now only when nothing else is waiting
-            // (otherwise the next chunk may fill it further).
-            let last = lock(&self.queues).input.is_empty();
-            let mut pieces = std::mem::take(&mut sink.done);
-            if last {
-                if !sink.current.is_empty() {
-                    pieces.push(std::mem::take(&mut sink.current));
+                let chunk = self.next_chunk(&mut q);
+                if chunk.is_none() && q.finished {
+                    return;
                 }
-            } else {
-                work.current = std::mem::take(&mut sink.current);
-            }
-            // Transcoding happens here, off the main thread.
-            let ready: Vec<Ready> = pieces.into_iter().map(Piece::finish).collect();
-            let mut q = lock(&self.queues);
-            drop(work);
-            q.backlog =
-                q.backlog.saturating_sub(pushed) + ready.iter().map(|r| r.bytes).sum::<usize>();
-            let below = q.wake_below.is_some_and(|w| q.backlog <= w);
-            if below {
-                q.wake_below = None;
-            }
-            if !ready.is_empty() || below {
-                q.output.extend(ready);
-                self.arm(&mut q);
+                chunk
+            };
+            match chunk {
+                Some(chunk) => self.frame(chunk),
+                // A notify_one() since the check left a permit: no lost wake-up.
+                None => self.notify.notified().await,
             }
         }
+    }
+
+    /// Frames one chunk and publishes what is ready.
+    fn frame(&self, chunk: Vec<u8>) {
+        let mut work = lock(&self.work);
+        let current = std::mem::take(&mut work.current);
+        let mut sink = PieceSink::new(self.bounds, current);
+        let framed = catch_unwind(AssertUnwindSafe(|| work.framer.push(&chunk, &mut sink)));
+        let pushed = chunk.len();
+        drop(chunk);
+        if let Err(payload) = framed {
+            let mut q = lock(&self.queues);
+            q.failure = Some(panic_message(&*payload));
+            q.input.clear();
+            q.backlog = q.output.iter().map(|r| r.bytes).sum();
+            q.stop = true;
+            self.arm(&mut q);
+            return;
+        }
+        // The last piece goes out now only when nothing else is waiting
+        // (otherwise the next chunk may fill it further).
+        let last = lock(&self.queues).input.is_empty();
+        let mut pieces = std::mem::take(&mut sink.done);
+        if last {
+            if !sink.current.is_empty() {
+                pieces.push(std::mem::take(&mut sink.current));
+            }
+        } else {
+            work.current = std::mem::take(&mut sink.current);
+        }
+        // Transcoding happens here, off the main thread.
+        let ready: Vec<Ready> = pieces.into_iter().map(Piece::finish).collect();
+        let mut q = lock(&self.queues);
+        drop(work);
+        q.backlog = q.backlog.saturating_sub(pushed) + ready.iter().map(|r| r.bytes).sum::<usize>();
+        let below = q.wake_below.is_some_and(|w| q.backlog <= w);
+        if below {
+            q.wake_below = None;
+        }
+        if !ready.is_empty() || below {
+            q.output.extend(ready);
+            self.arm(&mut q);
+        }
+    }
+
+    /// Wakes the worker (input, or stop).
+    fn wake_worker(&self) {
+        self.wake.notify_all();
+        #[cfg(feature = "tokio-reader")]
+        self.notify.notify_one();
     }
 
     /// Wakes JavaScript unless a wake-up is already outstanding.
@@ -456,10 +511,18 @@ unsafe extern "C" fn finalize_context(
 pub struct StdioThreadReader {
     shared: Arc<Shared>,
     /// `None` once stopped.
-    thread: Mutex<Option<JoinHandle<()>>>,
+    thread: Mutex<Option<Worker>>,
     /// Chunks of at most this many bytes are framed on the calling thread
     /// when the worker is idle with nothing queued.
     inline_max: usize,
+}
+
+enum Worker {
+    #[cfg_attr(feature = "tokio-reader", allow(dead_code))]
+    Thread(JoinHandle<()>),
+    /// A task on napi-rs's tokio runtime: stopped when `finished` is set.
+    #[cfg(feature = "tokio-reader")]
+    Task,
 }
 
 fn thread_error(what: &str, message: String) -> Error {
@@ -526,11 +589,14 @@ impl StdioThreadReader {
                     output: VecDeque::new(),
                     armed: false,
                     stop: false,
+                    finished: false,
                     failure: None,
                     tsfn: None,
                 }),
                 wake: Condvar::new(),
                 idle: Condvar::new(),
+                #[cfg(feature = "tokio-reader")]
+                notify: tokio::sync::Notify::new(),
                 bounds,
             });
             // The threadsafe function: no JavaScript function of its own (it
@@ -571,9 +637,16 @@ impl StdioThreadReader {
             unsafe { sys::napi_unref_threadsafe_function(env, tsfn) };
             lock(&shared.queues).tsfn = Some(Tsfn(tsfn));
             let worker = Arc::clone(&shared);
+            #[cfg(feature = "tokio-reader")]
+            let thread: Result<Worker> = {
+                napi::bindgen_prelude::spawn(worker.task());
+                Ok(Worker::Task)
+            };
+            #[cfg(not(feature = "tokio-reader"))]
             let thread = std::thread::Builder::new()
                 .name("mcp-od-stdio".into())
                 .spawn(move || worker.worker())
+                .map(Worker::Thread)
                 .map_err(|e| {
                     Error::new(
                         Status::GenericFailure,
@@ -623,7 +696,7 @@ impl StdioThreadReader {
                     // SAFETY: see `chunk_bytes`; copied before returning.
                     q.input.push_back(unsafe { bytes.to_vec() });
                     q.backlog += bytes.len();
-                    self.shared.wake.notify_one();
+                    self.shared.wake_worker();
                     return Ok(undefined(env));
                 }
             }
@@ -761,10 +834,21 @@ impl StdioThreadReader {
                 lock(&self.shared.queues)
             };
             q.stop = true;
-            self.shared.wake.notify_all();
+            self.shared.wake_worker();
             q.tsfn.take()
         };
-        let _ = thread.join();
+        match thread {
+            Worker::Thread(thread) => {
+                let _ = thread.join();
+            }
+            #[cfg(feature = "tokio-reader")]
+            Worker::Task => {
+                let mut q = lock(&self.shared.queues);
+                while !q.finished {
+                    q = self.shared.idle.wait(q).unwrap_or_else(|p| p.into_inner());
+                }
+            }
+        }
         if let Some(Tsfn(f)) = tsfn {
             unsafe {
                 sys::napi_release_threadsafe_function(f, sys::ThreadsafeFunctionReleaseMode::abort)
