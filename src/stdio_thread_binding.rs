@@ -955,6 +955,142 @@ fn js_text(env: sys::napi_env, s: &str) -> Result<sys::napi_value> {
     Ok(v)
 }
 
+/// A piece's text of at least this many characters becomes an external
+/// string (no copy into the V8 heap), where the host has them.
+const EXTERNAL_MIN: usize = 1 << 20;
+
+type ExternalLatin1 = unsafe extern "C" fn(
+    sys::napi_env,
+    *const std::ffi::c_char,
+    isize,
+    sys::napi_finalize,
+    *mut std::ffi::c_void,
+    *mut sys::napi_value,
+    *mut bool,
+) -> sys::napi_status;
+type ExternalUtf16 = unsafe extern "C" fn(
+    sys::napi_env,
+    *const u16,
+    isize,
+    sys::napi_finalize,
+    *mut std::ffi::c_void,
+    *mut sys::napi_value,
+    *mut bool,
+) -> sys::napi_status;
+
+/// `node_api_create_external_string_latin1` / `_utf16` (Node >= 20.4; N-API
+/// 10), looked up in the host process once: the pinned napi-sys declares
+/// them only under its `napi10` feature, which would make every symbol of
+/// N-API 10 a load-time requirement. Unix only; elsewhere (or missing) the
+/// text is copied.
+#[cfg(unix)]
+fn external_strings() -> Option<(ExternalLatin1, ExternalUtf16)> {
+    static FOUND: std::sync::OnceLock<Option<(ExternalLatin1, ExternalUtf16)>> =
+        std::sync::OnceLock::new();
+    *FOUND.get_or_init(|| {
+        let host = libloading::os::unix::Library::this();
+        // SAFETY: the signatures are N-API's (js_native_api.h).
+        unsafe {
+            let latin1 = host
+                .get::<ExternalLatin1>(b"node_api_create_external_string_latin1\0")
+                .ok()?;
+            let utf16 = host
+                .get::<ExternalUtf16>(b"node_api_create_external_string_utf16\0")
+                .ok()?;
+            Some((*latin1, *utf16))
+        }
+    })
+}
+
+#[cfg(not(unix))]
+fn external_strings() -> Option<(ExternalLatin1, ExternalUtf16)> {
+    None
+}
+
+/// Frees an external string's text when V8 collects the string.
+unsafe extern "C" fn free_text<T>(
+    _env: sys::napi_env,
+    data: *mut std::ffi::c_void,
+    hint: *mut std::ffi::c_void,
+) {
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: `data`/`hint` are the pointer and length of the boxed
+        // slice leaked in `batch_string`, handed back once.
+        drop(Box::from_raw(ptr::slice_from_raw_parts_mut(
+            data as *mut T,
+            hint as usize,
+        )));
+    }));
+}
+
+/// The batch string: copied into the V8 heap, or for a big text an
+/// external string that V8 reads where the worker wrote it.
+fn batch_string(env: sys::napi_env, text: BatchText) -> Result<sys::napi_value> {
+    let mut v = ptr::null_mut();
+    let external = external_strings();
+    match text {
+        BatchText::Latin1(b) => {
+            if let (Some((latin1, _)), true) = (external, b.len() >= EXTERNAL_MIN) {
+                let len = b.len();
+                let data = Box::into_raw(b.into_boxed_slice()) as *mut u8;
+                let mut copied = false;
+                let status = unsafe {
+                    latin1(
+                        env,
+                        data.cast(),
+                        len as isize,
+                        Some(free_text::<u8>),
+                        len as *mut _,
+                        &mut v,
+                        &mut copied,
+                    )
+                };
+                if status != OK || copied {
+                    // Not taken (or copied): ours to free.
+                    unsafe { drop(Box::from_raw(ptr::slice_from_raw_parts_mut(data, len))) };
+                }
+                check(status, "creating the batch string")?;
+                return Ok(v);
+            }
+            check(
+                unsafe {
+                    sys::napi_create_string_latin1(env, b.as_ptr().cast(), b.len() as isize, &mut v)
+                },
+                "creating the batch string",
+            )?;
+        }
+        BatchText::Utf16(u) => {
+            if let (Some((_, utf16)), true) = (external, u.len() >= EXTERNAL_MIN) {
+                let len = u.len();
+                let data = Box::into_raw(u.into_boxed_slice()) as *mut u16;
+                let mut copied = false;
+                let status = unsafe {
+                    utf16(
+                        env,
+                        data,
+                        len as isize,
+                        Some(free_text::<u16>),
+                        len as *mut _,
+                        &mut v,
+                        &mut copied,
+                    )
+                };
+                if status != OK || copied {
+                    unsafe { drop(Box::from_raw(ptr::slice_from_raw_parts_mut(data, len))) };
+                }
+                check(status, "creating the batch string")?;
+                return Ok(v);
+            }
+            check(
+                unsafe { sys::napi_create_string_utf16(env, u.as_ptr(), u.len() as isize, &mut v) },
+                "creating the batch string",
+            )?;
+        }
+        BatchText::None => v = undefined(env),
+    }
+    Ok(v)
+}
+
 /// `out` of a piece: `[Int32Array entries, count, batch string | undefined, ...values]`,
 /// built with `napi_define_properties` (no `Array.prototype` setter runs).
 fn to_out(env: sys::napi_env, ready: Ready) -> Result<sys::napi_value> {
@@ -983,21 +1119,10 @@ fn to_out(env: sys::napi_env, ready: Ready) -> Result<sys::napi_value> {
         },
         "allocating the entries array",
     )?;
-    let mut batch = ptr::null_mut();
-    match &ready.text {
-        BatchText::None => batch = undefined(env),
-        BatchText::Latin1(b) => check(
-            unsafe {
-                sys::napi_create_string_latin1(env, b.as_ptr().cast(), b.len() as isize, &mut batch)
-            },
-            "creating the batch string",
-        )?,
-        BatchText::Utf16(u) => check(
-            unsafe { sys::napi_create_string_utf16(env, u.as_ptr(), u.len() as isize, &mut batch) },
-            "creating the batch string",
-        )?,
-    }
-    drop(ready.text);
+    let batch = match ready.text {
+        BatchText::None => undefined(env),
+        text => batch_string(env, text)?,
+    };
     let mut values = vec![ptr::null_mut(); boundary::OUT_VALUES];
     values[boundary::OUT_ENTRIES] = entries;
     values[boundary::OUT_COUNT] = js_number(env, count as f64)?;

@@ -76,7 +76,7 @@ for (const [name, load] of CLIENTS) {
         assert.equal(seen.data.length, 30_001);
         assert.equal(seen.atClose, 30_001, 'all delivered before onclose');
         for (let i = 0; i < 30_000; i++) if (seen.data[i] !== `m${i} é😀`) assert.fail(`message ${i}: ${seen.data[i]}`);
-        assert.equal(seen.data[30_000].length, 2 * 1024 * 1024);
+        assert.equal(seen.data[30_000], 'B'.repeat(2 * 1024 * 1024));
         assert.equal(seen.buffer.offThread, false, 'the worker is stopped once the stream ended');
       }
     } finally {
@@ -187,6 +187,22 @@ test('standalone: the same messages and errors as NativeReadBuffer on 4,000 gene
     const inline = new ThreadReadBuffer({ ...options, inlineMax: 1 << 20 });
     assert.deepStrictEqual(readAll(inline, input, { eachAppend: true }), want);
     inline.stop();
+  }
+});
+
+test('standalone: messages over 1 MiB (external strings where the host has them): ASCII, Latin-1 and UTF-16 text, exactly', () => {
+  for (const unit of ['plain ascii text ', 'déjà vu ', 'déjà vu — ✓ 😀 ']) {
+    const message = { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: unit.repeat(Math.ceil((1.5 * 1024 * 1024) / unit.length)) }] } };
+    const bytes = Buffer.from(line(message) + line(NOTE));
+    for (const options of [TINY, {}]) {
+      const rb = new ThreadReadBuffer(options);
+      for (let i = 0; i < bytes.length; i += 65536) rb.append(bytes.subarray(i, i + 65536));
+      rb.flush();
+      assert.deepStrictEqual(rb.readMessage(), message, unit);
+      assert.deepStrictEqual(rb.readMessage(), NOTE);
+      assert.equal(rb.readMessage(), null);
+      rb.stop();
+    }
   }
 });
 
