@@ -52,6 +52,7 @@ use crate::boundary;
 use crate::core::framer::{utf16_len, BlankLines, FrameError, FrameSink, Line, LineOutcome};
 use crate::core::{Framer, FramerOptions, Profile};
 use crate::napi_support::{check, guarded, invalid_arg, panic_message, OK};
+use crate::receiver::{self, Class};
 
 // ---------------------------------------------------------------------------
 // pieces (no N-API)
@@ -525,6 +526,15 @@ enum Worker {
     Task,
 }
 
+/// Its instances' type tag (`crate::receiver`).
+const STDIO_THREAD_READER: Class = Class {
+    name: "StdioThreadReader",
+    tag: sys::napi_type_tag {
+        lower: 0x6b1e_94c7_d2a0_58f3,
+        upper: 0x90d4_3f7a_e15c_b826,
+    },
+};
+
 fn thread_error(what: &str, message: String) -> Error {
     Error::new(
         Status::GenericFailure,
@@ -552,6 +562,9 @@ impl StdioThreadReader {
     ) -> Result<Self> {
         let (env, this) = (env.raw(), this.object.raw());
         guarded("new StdioThreadReader()", || {
+            // Refuses a `this` that is already a native object
+            // (`StdioThreadReader.call(aDispatcher, ...)`), before any thread starts.
+            receiver::tag_instance(env, this, &STDIO_THREAD_READER)?;
             let profile = match sdk {
                 1 => Profile::V1,
                 2 => Profile::V2,

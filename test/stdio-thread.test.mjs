@@ -280,6 +280,48 @@ test('workers are stopped and freed: on stop(), when readers are collected, and 
   assert.ok(collected <= base + 2, `collected readers free their workers: ${base} -> ${collected}`);
 });
 
+test('memory safety: every method of StdioThreadReader and ThreadReadBuffer with foreign receivers and junk arguments throws or works, never crashes', { timeout: 60_000 }, () => {
+  const child = `
+    const native = require(${JSON.stringify(path.join(ROOT, 'lib', 'native.cjs'))}).load();
+    const { ThreadReadBuffer } = require(${JSON.stringify(path.join(ROOT, 'lib', 'stdio-thread.cjs'))});
+    const { NativeReadBuffer } = require(${JSON.stringify(path.join(ROOT, 'lib', 'stdio.cjs'))});
+    const R = native.StdioThreadReader;
+    let seed = 7;
+    const int = (n) => ((seed = (seed * 1103515245 + 12345) >>> 0) % n);
+    const pick = (xs) => xs[int(xs.length)];
+    const line = '{"jsonrpc":"2.0","method":"m"}\\n';
+    const readers = [new R(1, 1e7, 0, false, 100, 3, 0), new R(2, 64, 1, true, 1, 1, 100)];
+    const buffers = [new ThreadReadBuffer({ inlineMax: 0 }), new ThreadReadBuffer({ maxBufferSize: 100 })];
+    const junk = () => pick([undefined, null, 0, -1, NaN, 1e300, 'x', {}, [], Buffer.from(line.repeat(int(50))), new Uint8Array(3), new Int32Array(2),
+      new Uint8Array(new SharedArrayBuffer(8)), new DataView(new ArrayBuffer(4)), () => {}, Symbol('s'), 2n, pick(readers), pick(buffers)]);
+    const receivers = () => pick([...readers, ...buffers, {}, undefined, new native.StdioFramer(), new NativeReadBuffer(), Object.create(R.prototype)]);
+    const targets = [];
+    for (const C of [R, ThreadReadBuffer]) {
+      for (const key of Object.getOwnPropertyNames(C.prototype)) {
+        if (key === 'constructor') continue;
+        const d = Object.getOwnPropertyDescriptor(C.prototype, key);
+        if (typeof d.value === 'function') targets.push((r, a) => d.value.apply(r, a));
+        if (d.get) targets.push((r) => d.get.call(r));
+      }
+      targets.push((_, a) => new C(...a));
+      targets.push((r, a) => C.call(r, ...a));
+    }
+    let calls = 0, threw = 0;
+    for (let i = 0; i < 3000; i++) {
+      calls++;
+      try { pick(targets)(receivers(), Array.from({ length: int(8) }, junk)); } catch { threw++; }
+    }
+    for (const b of buffers) { try { b.flush(); b.stop(); } catch {} }
+    for (const r of readers) r.stop();
+    console.log(JSON.stringify({ calls, threw, targets: targets.length }));
+  `;
+  const r = spawnSync(process.execPath, ['--expose-gc', '-e', child], { encoding: 'utf8', timeout: 50_000 });
+  assert.equal(r.signal, null, `crashed: ${r.signal} ${r.stderr.slice(-2000)}`);
+  assert.equal(r.status, 0, r.stderr.slice(-2000));
+  const { calls, threw, targets } = JSON.parse(r.stdout.trim().split('\n').pop());
+  assert.ok(targets >= 15 && calls === 3000 && threw > 100 && threw < calls, JSON.stringify({ calls, threw, targets }));
+});
+
 test('install({ offThread: true }) gives stdio transports the off-thread reader; install() the main-thread one; bad options throw', async () => {
   const { install } = require('../index.cjs');
   const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
