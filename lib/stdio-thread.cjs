@@ -57,7 +57,7 @@ function positiveInteger(value, name, fallback) {
   return value;
 }
 
-/** The offThread option ({ maxBatchBytes, maxBatchMessages, inlineMax }) checked, with defaults. */
+/** The offThread option ({ maxBatchBytes, maxBatchMessages, inlineMax, highWater }) checked, with defaults. */
 function threadOptions(offThread) {
   const o = offThread !== null && typeof offThread === 'object' ? offThread : {};
   return {
@@ -73,7 +73,7 @@ let OUT_ENTRIES, OUT_COUNT, OUT_BATCH;
 /**
  * options: NativeReadBuffer's, and { transport?: the SDK transport whose
  * processReadBuffer() is called when pieces arrive, maxBatchBytes?,
- * maxBatchMessages?, inlineMax? }. Without a transport, messages are read
+ * maxBatchMessages?, inlineMax?, highWater? }. Without a transport, messages are read
  * with readMessage() once they arrived (flush() waits for them).
  */
 class ThreadReadBuffer extends NativeReadBuffer {

@@ -438,7 +438,7 @@ function patchStdioTransport(Transport, options = {}) {
   if (options.sdk !== undefined && options.sdk !== 1 && options.sdk !== 2) throw new TypeError('patchStdioTransport(Transport, options): options.sdk must be 1 or 2');
   if (options.strict !== undefined && typeof options.strict !== 'boolean') throw new TypeError('patchStdioTransport(Transport, options): options.strict must be a boolean');
   if (options.offThread !== undefined && typeof options.offThread !== 'boolean' && (options.offThread === null || typeof options.offThread !== 'object')) {
-    throw new TypeError('patchStdioTransport(Transport, options): options.offThread must be a boolean or { maxBatchBytes?, maxBatchMessages?, inlineMax? }');
+    throw new TypeError('patchStdioTransport(Transport, options): options.offThread must be a boolean or { maxBatchBytes?, maxBatchMessages?, inlineMax?, highWater? }');
   }
   if (typeof native.StdioFramer !== 'function') {
     throw new Error('mcp-ordered-dispatch: the native addon has no StdioFramer (it predates native stdio framing); rebuild it with `npm run build`.');
