@@ -126,6 +126,29 @@ export interface InstallOptions extends ProgressOptions {
    * Errors are StdioFramingErrors naming the byte offset.
    */
   strict?: boolean;
+  /**
+   * Frame stdio off the main thread (default false): see
+   * {@link StdioOffThreadOptions} and README "Reading a child's stdout off
+   * the main thread".
+   */
+  offThread?: boolean | StdioOffThreadOptions;
+}
+
+/**
+ * The off-main-thread stdio reader: a worker thread per transport frames,
+ * validates and classifies the chunks; the main thread takes one bounded
+ * piece per event-loop turn. Same messages, errors, order and closes as the
+ * main-thread reader.
+ */
+export interface StdioOffThreadOptions {
+  /** Bytes of message text handed over per turn at most (default 65536; a larger message goes alone). */
+  maxBatchBytes?: number;
+  /** Lines handed over per turn at most (default 512). */
+  maxBatchMessages?: number;
+  /** A chunk of at most this many bytes is framed on the main thread when the worker is idle (default 16384; 0: never). */
+  inlineMax?: number;
+  /** The stream is paused while more than this many bytes wait to be delivered (default 262144). */
+  highWater?: number;
 }
 
 export interface Installation {
@@ -265,7 +288,7 @@ export declare class StdioFramingError extends Error {
  */
 export declare function patchStdioTransport(
   Transport: AnyClass,
-  options?: { sdk?: SdkGeneration; blankLines?: 'report' | 'skip'; strict?: boolean; source?: SdkSource },
+  options?: { sdk?: SdkGeneration; blankLines?: 'report' | 'skip'; strict?: boolean; offThread?: boolean | StdioOffThreadOptions; source?: SdkSource },
 ): () => void;
 
 export declare function isStdioPatched(Transport: AnyClass): boolean;

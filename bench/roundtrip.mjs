@@ -3,11 +3,14 @@
 // (StdioClientTransport) sends ping to a real SDK Server
 // (bench/sdk-server.mjs, StdioServerTransport), one request at a time, and
 // times each from request() to its response. Stock against patched
-// (install() in both processes), each pair of processes on its own,
-// alternating, rounds in the same run. The issue's target: patched p50 no
+// (install() in both processes) and patched with the off-thread reader
+// (install({ offThread: true }) in both), each pair of processes on its own,
+// rotating which goes first, rounds in the same run. The issue's target: patched p50 no
 // more than 20 µs above stock's.
 //
-//   node bench/roundtrip.mjs [--rounds=5] [--calls=2000] [--sdk=1,2] [--json] [--quick]
+//   node bench/roundtrip.mjs [--rounds=5] [--calls=2000] [--sdk=1,2] [--variants=stock,patched,thread]
+//                          [--tokio-native=FILE: also variant 'tokio' (see bench/eventloop.mjs)]
+//                          [--inline=BYTES (the off-thread reader's inlineMax; 0: every chunk hops to the worker)] [--json] [--quick]
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -23,17 +26,24 @@ const CALLS = Math.min(Number(args.calls ?? (QUICK ? 300 : 2000)), 100_000);
 const WARMUP = QUICK ? 100 : 500;
 const ROUNDS = Number(args.rounds ?? (QUICK ? 1 : 5));
 const SDKS = String(args.sdk ?? (QUICK ? '1' : '1,2')).split(',').map(Number);
+const VARIANTS = String(args.variants ?? (args['tokio-native'] ? 'stock,patched,thread,tokio' : 'stock,patched,thread')).split(',');
 const SERVER = fileURLToPath(new URL('./sdk-server.mjs', import.meta.url));
 
 async function child() {
   const generation = Number(args.sdk);
   if (args.variant === 'patched') require('../index.cjs').install({ paths: [ROOT] }); // this checkout's SDK copies, whatever the working directory
+  const offThread = args.inline !== undefined ? { inlineMax: Number(args.inline) } : true;
+  if (args.variant === 'thread' || args.variant === 'tokio') require('../index.cjs').install({ paths: [ROOT], offThread });
   const { loadSdk } = require('../test/support/sdk.cjs');
   const sdk = await loadSdk(generation, 'esm');
   const client = new sdk.Client({ name: 'bench', version: '1.0.0' });
-  const transport = new sdk.StdioClientTransport({ command: process.execPath, args: [SERVER, `--sdk=${generation}`, `--variant=${args.variant}`] });
+  const transport = new sdk.StdioClientTransport({ command: process.execPath, args: [SERVER, `--sdk=${generation}`, `--variant=${args.variant}`, ...(args.inline !== undefined ? [`--inline=${args.inline}`] : [])],
+    // The server loads the same addon (the SDK passes the child a default environment only).
+    ...(process.env.MCP_ORDERED_DISPATCH_NATIVE ? { env: { MCP_ORDERED_DISPATCH_NATIVE: process.env.MCP_ORDERED_DISPATCH_NATIVE } } : {}),
+  });
   await client.connect(transport);
-  if (args.variant === 'patched' && transport._readBuffer?.constructor?.name !== 'NativeReadBuffer') throw new Error('install() did not patch the client transport');
+  const expectedBuffer = { patched: 'NativeReadBuffer', thread: 'ThreadReadBuffer', tokio: 'ThreadReadBuffer' }[args.variant];
+  if (expectedBuffer && transport._readBuffer?.constructor?.name !== expectedBuffer) throw new Error(`install() did not give the client transport a ${expectedBuffer}`);
   for (let i = 0; i < WARMUP; i++) await client.ping();
   const us = new Float64Array(CALLS);
   for (let i = 0; i < CALLS; i++) {
@@ -49,9 +59,10 @@ async function child() {
 
 function runChild(variant, sdk) {
   const load = os.loadavg()[0];
-  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', `--variant=${variant}`, `--sdk=${sdk}`, `--calls=${CALLS}`], {
+  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', `--variant=${variant}`, `--sdk=${sdk}`, `--calls=${CALLS}`, ...(args.inline !== undefined ? [`--inline=${args.inline}`] : [])], {
     encoding: 'utf8',
     timeout: 120_000,
+    env: variant === 'tokio' ? { ...process.env, MCP_ORDERED_DISPATCH_NATIVE: args['tokio-native'] } : process.env,
   });
   if (r.status !== 0) throw new Error(`${variant} sdk ${sdk} failed (${r.signal ?? r.status}): ${r.stderr}`);
   return { ...JSON.parse(r.stdout.trim().split('\n').pop()), load };
@@ -62,9 +73,10 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 function measureAll() {
   const out = [];
   for (const sdk of SDKS) {
-    const runs = { stock: [], patched: [] };
+    const runs = Object.fromEntries(VARIANTS.map((v) => [v, []]));
     for (let i = 0; i < ROUNDS; i++) {
-      for (const variant of i % 2 === 0 ? ['stock', 'patched'] : ['patched', 'stock']) runs[variant].push(runChild(variant, sdk));
+      const order = VARIANTS.map((_, k) => VARIANTS[(k + i) % VARIANTS.length]);
+      for (const variant of order) runs[variant].push(runChild(variant, sdk));
     }
     const s = (v) => ({
       p50: median(runs[v].map((r) => r.p50)),
@@ -72,32 +84,41 @@ function measureAll() {
       all: runs[v].map((r) => r.p50.toFixed(0)).join(', '),
       load: runs[v].map((r) => r.load.toFixed(1)).join('/'),
     });
-    out.push({ sdk, stock: s('stock'), patched: s('patched') });
+    out.push({ sdk, ...Object.fromEntries(VARIANTS.map((v) => [v, s(v)])) });
   }
   return out;
 }
 
 function rows(results) {
   const rows = [];
-  for (const { sdk, stock, patched } of results) {
-    const what = `${CALLS} sequential pings, real ${sdk}.x Client → real ${sdk}.x Server over a real stdio child, both processes patched or both stock (median of ${ROUNDS} runs)`;
-    rows.push({
-      row: `(c) round trip p50 of one small request, ${what}`,
-      stock: stock.p50,
-      patched: patched.p50,
-      unit: 'µs',
-      lowerIsBetter: true,
-      target: `≤ stock + ${TARGETS.roundTripP50Us} µs`,
-      met: patched.p50 <= stock.p50 + TARGETS.roundTripP50Us,
-      note: `patched − stock: ${(patched.p50 - stock.p50).toFixed(1)} µs; per run p50 stock ${stock.all}, patched ${patched.all} µs; load ${stock.load} / ${patched.load}`,
-    });
-    rows.push({
-      row: `(c) round trip p99 of one small request, same runs`,
-      stock: stock.p99,
-      patched: patched.p99,
-      unit: 'µs',
-      lowerIsBetter: true,
-    });
+  for (const result of results) {
+    const { sdk, stock } = result;
+    for (const [variant, label] of [
+      ['patched', ''],
+      ['thread', ', off-thread reader (offThread: true)'],
+      ['tokio', ', off-thread reader with its worker on napi-rs\'s tokio runtime (--features tokio-reader)'],
+    ]) {
+      const patched = result[variant];
+      if (!patched || !stock) continue;
+      const what = `${CALLS} sequential pings, real ${sdk}.x Client → real ${sdk}.x Server over a real stdio child, both processes patched${label} or both stock (median of ${ROUNDS} runs)`;
+      rows.push({
+        row: `(c) round trip p50 of one small request, ${what}`,
+        stock: stock.p50,
+        patched: patched.p50,
+        unit: 'µs',
+        lowerIsBetter: true,
+        target: `≤ stock + ${TARGETS.roundTripP50Us} µs`,
+        met: patched.p50 <= stock.p50 + TARGETS.roundTripP50Us,
+        note: `patched − stock: ${(patched.p50 - stock.p50).toFixed(1)} µs; per run p50 stock ${stock.all}, patched ${patched.all} µs; load ${stock.load} / ${patched.load}`,
+      });
+      rows.push({
+        row: `(c) round trip p99 of one small request, same runs${label}`,
+        stock: stock.p99,
+        patched: patched.p99,
+        unit: 'µs',
+        lowerIsBetter: true,
+      });
+    }
   }
   return rows;
 }

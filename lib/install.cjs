@@ -71,7 +71,7 @@ function install(options = {}) {
   }
   const framing = [];
   for (const { Transport, sdk, source } of transports) {
-    unpatchers.push(stdio.patchStdioTransport(Transport, { sdk, source, strict: options.strict === true }));
+    unpatchers.push(stdio.patchStdioTransport(Transport, { sdk, source, strict: options.strict === true, offThread: options.offThread }));
     framing.push({ ...source, transport: Transport.name, generation: sdk });
   }
   let installed = true;

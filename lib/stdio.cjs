@@ -399,7 +399,10 @@ function useNativeReadBuffer(transport, record) {
   if (stock === undefined || stock instanceof NativeReadBuffer) return;
   const { maxBufferSize, held, generation, Reference } = adapter.stockReadBuffer(stock);
   const sdk = record.sdk ?? generation;
-  const buffer = new NativeReadBuffer({
+  // offThread (lib/stdio-thread.cjs): framed on a worker thread, delivered to this transport.
+  const ReadBuffer = record.offThread ? require('./stdio-thread.cjs').ThreadReadBuffer : NativeReadBuffer;
+  const buffer = new ReadBuffer({
+    ...(record.offThread ? { ...record.offThread, transport } : {}),
     // The stock buffer's own limit, whatever it is (none: none here either).
     maxBufferSize,
     sdk,
@@ -434,6 +437,9 @@ function patchStdioTransport(Transport, options = {}) {
   }
   if (options.sdk !== undefined && options.sdk !== 1 && options.sdk !== 2) throw new TypeError('patchStdioTransport(Transport, options): options.sdk must be 1 or 2');
   if (options.strict !== undefined && typeof options.strict !== 'boolean') throw new TypeError('patchStdioTransport(Transport, options): options.strict must be a boolean');
+  if (options.offThread !== undefined && typeof options.offThread !== 'boolean' && (options.offThread === null || typeof options.offThread !== 'object')) {
+    throw new TypeError('patchStdioTransport(Transport, options): options.offThread must be a boolean or { maxBatchBytes?, maxBatchMessages?, inlineMax?, highWater? }');
+  }
   if (typeof native.StdioFramer !== 'function') {
     throw new Error('mcp-ordered-dispatch: the native addon has no StdioFramer (it predates native stdio framing); rebuild it with `npm run build`.');
   }
@@ -442,7 +448,19 @@ function patchStdioTransport(Transport, options = {}) {
     useNativeReadBuffer(this, record);
     return originalStart.apply(this, args);
   };
-  const record = replaceMethods(Transport.prototype, kPatch, { start }, {
+  // offThread: also close(), which delivers what the worker holds first.
+  const offThread = options.offThread ? require('./stdio-thread.cjs').threadOptions(options.offThread) : undefined;
+  const originalClose = Transport.prototype.close;
+  const close = function close(...args) {
+    const buffer = adapter.readBufferOf(this);
+    if (typeof buffer?._beforeClose !== 'function') return originalClose.apply(this, args);
+    buffer._beforeClose();
+    const closed = originalClose.apply(this, args);
+    Promise.resolve(closed).then(() => buffer._afterClose(), () => buffer._afterClose());
+    return closed;
+  };
+  const record = replaceMethods(Transport.prototype, kPatch, offThread ? { start, close } : { start }, {
+    offThread,
     sdk: options.sdk,
     strict: options.strict === true,
     blankLines: options.blankLines,
@@ -553,4 +571,5 @@ module.exports = {
   whyNotStdioTransport: adapter.whyNotStdioTransport,
   // exposed for tests
   _useNativeReadBuffer: useNativeReadBuffer,
+  _framerLimit: framerLimit,
 };

@@ -30,3 +30,6 @@ pub mod framer_binding;
 
 #[cfg(feature = "napi")]
 pub mod receiver;
+
+#[cfg(feature = "napi")]
+pub mod stdio_thread_binding;

@@ -54,6 +54,14 @@ function handoffSourceOf(transport) {
   return transport._readBuffer;
 }
 
+/**
+ * The stream a transport instance reads (a client's child stdout, a
+ * server's stdin), or undefined before it has one.
+ */
+function inputStreamOf(transport) {
+  return transport._process?.stdout ?? transport._stdin ?? undefined;
+}
+
 function setReadBuffer(transport, buffer) {
   transport._readBuffer = buffer;
 }
@@ -129,6 +137,7 @@ module.exports = {
   readBufferOf,
   handoffSourceOf,
   setReadBuffer,
+  inputStreamOf,
   stockReadBuffer,
   CANARIES,
   stripLikeSchema,

@@ -1,0 +1,113 @@
+#!/usr/bin/env node
+// Main-thread time of the off-thread stdio reader (lib/stdio-thread.cjs)
+// against the main-thread one (NativeReadBuffer) and plain JSON.parse of the
+// same lines, on bench/framing.mjs's three workloads (200,000 small messages,
+// 9 MiB mixed, 9 MiB text) in 64 KiB chunks, measured in the same run.
+//
+// What is timed for the off-thread reader is what the main thread does:
+// append() of every chunk (a copy handed to the worker), then for every
+// piece the worker made: take() (the piece's string and entries), and
+// readMessage() until null (the JSON.parse of the piece and reading it). The
+// worker's framing runs meanwhile on its own thread and is not counted; the
+// wait for it (drain()) is not either, since the main thread is free then.
+// "native" is NativeReadBuffer: append + readMessage, all on the main thread.
+//
+//   node bench/thread-framing.mjs [--runs=5] [--quick] [--json]
+import { createRequire } from 'node:module';
+import { performance } from 'node:perf_hooks';
+import { smallMessages, bigMessage, bigTextMessage, TARGETS, BIG_SIZE } from './workloads.mjs';
+
+const require = createRequire(import.meta.url);
+const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')).map(([k, v]) => [k, v ?? true]));
+const QUICK = args.quick === true;
+const RUNS = Number(args.runs ?? (QUICK ? 3 : 5));
+const SMALL_COUNT = QUICK ? 20_000 : 200_000;
+const CHUNK = 64 * 1024;
+
+const { NativeReadBuffer } = require('../lib/stdio.cjs');
+const { ThreadReadBuffer } = require('../lib/stdio-thread.cjs');
+
+function chunked(lines) {
+  const stream = Buffer.from(lines.join('\n') + '\n', 'utf8');
+  const chunks = [];
+  for (let i = 0; i < stream.length; i += CHUNK) chunks.push(stream.subarray(i, Math.min(i + CHUNK, stream.length)));
+  return chunks;
+}
+
+function floor(lines) {
+  const t0 = performance.now();
+  let n = 0;
+  for (const l of lines) if (JSON.parse(l) !== null) n++;
+  return { ms: performance.now() - t0, n };
+}
+
+function mainThread(chunks) {
+  const rb = new NativeReadBuffer();
+  let n = 0;
+  const t0 = performance.now();
+  for (const c of chunks) {
+    rb.append(c);
+    while (rb.readMessage() !== null) n++;
+  }
+  return { ms: performance.now() - t0, n };
+}
+
+function offThread(chunks) {
+  const rb = new ThreadReadBuffer({ inlineMax: 0 });
+  const reader = rb._reader;
+  let n = 0;
+  let ms = 0;
+  let t0 = performance.now();
+  for (const c of chunks) rb.append(c);
+  ms += performance.now() - t0;
+  reader.drain(); // the worker's time: not the main thread's
+  t0 = performance.now();
+  let out;
+  while ((out = reader.take()) !== undefined) {
+    rb._use(out);
+    while (rb.readMessage() !== null) n++;
+  }
+  ms += performance.now() - t0;
+  rb.stop();
+  return { ms, n };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const rows = [];
+for (const [name, lines] of [
+  [`${SMALL_COUNT.toLocaleString('en-US')} small messages`, smallMessages(SMALL_COUNT)],
+  ['one 9 MiB mixed message', bigMessage(BIG_SIZE)],
+  ['one 9 MiB text result', bigTextMessage(BIG_SIZE)],
+]) {
+  const chunks = chunked(lines);
+  const times = { floor: [], native: [], thread: [] };
+  for (let r = 0; r < RUNS + 1; r++) {
+    // Rotate the order; the first round warms up and is dropped.
+    const order = ['floor', 'native', 'thread'].map((_, k, a) => a[(k + r) % a.length]);
+    for (const v of order) {
+      const { ms, n } = v === 'floor' ? floor(lines) : v === 'native' ? mainThread(chunks) : offThread(chunks);
+      if (n !== lines.length) throw new Error(`${v}: ${n} of ${lines.length} messages`);
+      if (r > 0) times[v].push(ms);
+    }
+  }
+  const [f, nat, thr] = [median(times.floor), median(times.native), median(times.thread)];
+  for (const [variant, ms] of [
+    ['main-thread reader (NativeReadBuffer)', nat],
+    ['off-thread reader (offThread: true), main thread only', thr],
+  ]) {
+    rows.push({
+      row: `(a) main-thread time, ${name} in 64 KiB chunks: ${variant} vs JSON.parse of the lines (median of ${RUNS})`,
+      stock: f,
+      patched: ms,
+      unit: 'ms',
+      baseline: 'JSON.parse',
+      lowerIsBetter: true,
+      target: `≤ ${TARGETS.mainThreadVsParse}× JSON.parse`,
+      met: ms <= TARGETS.mainThreadVsParse * f,
+      note: `${(ms / f).toFixed(2)}× JSON.parse`,
+    });
+  }
+}
+
+if (args.json) console.log(JSON.stringify({ rows }));
+else for (const r of rows) console.log(`${r.row}\n  JSON.parse ${r.stock.toFixed(1)} ms, reader ${r.patched.toFixed(1)} ms: ${r.note}; target ${r.target}: ${r.met ? 'met' : 'NOT MET'}`);

@@ -1,0 +1,312 @@
+'use strict';
+// Off-main-thread stdio framing (issue 13; `offThread: true` in install() and
+// patchStdioTransport(), off by default — see README "Reading a child's
+// stdout off the main thread").
+//
+// ThreadReadBuffer is a NativeReadBuffer (lib/stdio.cjs) whose framing runs
+// on a worker thread (src/stdio_thread_binding.rs): append(chunk) copies the
+// chunk to the worker and returns; the worker frames, validates, classifies
+// and transcodes, and hands back pieces in the very layout StdioFramer.push
+// returns, bounded by bytes and by count. Each piece is read with
+// NativeReadBuffer's own code (bad lines, the SDK's own parse, strict,
+// schema stripping, the hand-off to the Dispatcher), so a message or an error
+// is the same object or Error the main-thread reader gives, in the same
+// order. The worker wakes the main thread through a threadsafe function;
+// the main thread takes ONE piece, has the transport process it
+// (transport.processReadBuffer(): onmessage / onerror as the SDK does them),
+// and takes the next from setImmediate, so that the event loop gets a turn
+// between pieces. A small chunk that arrives while the worker is idle with
+// nothing queued is framed at once on the main thread (the round trip of a
+// single request pays no hop); nothing can overtake it then.
+//
+// Nothing read is lost or reordered at the edges, which stock handles
+// synchronously:
+// * the SDK's size rule (its ReadBuffer.append throws when the incomplete
+//   line held plus the new chunk exceed the limit): the held length is
+//   tracked here, exactly as the framer holds it; on an overflow, every
+//   message of the earlier chunks is delivered first (the worker drained
+//   synchronously), then the SDK's error is thrown from append, as stock;
+// * the stream's 'end' (before the child's 'close' runs the transport's
+//   onclose) and transport.close() (the patched close): the worker is
+//   drained synchronously and everything delivered first;
+// * clear() drops what is not yet read, as the SDK's ReadBuffer.clear() does.
+// * the backlog is bounded: when more than `highWater` bytes are pushed and
+//   not yet delivered, the stream is paused (the child then blocks on its
+//   writes, as it does against a stock reader busy parsing) and resumed
+//   below a quarter of it. So memory stays bounded, and what the 'end' or
+//   close() flush delivers in one go is at most about that much.
+// The worker is stopped at 'end', after close(), and when the reader is
+// garbage-collected; the threadsafe function never keeps the process alive.
+
+const native = require('./native.cjs');
+const { NativeReadBuffer, _framerLimit: framerLimit } = require('./stdio.cjs');
+const adapter = require('./adapters/stdio.cjs');
+
+/**
+ * Defaults of the hand-over bounds (bench/eventloop.mjs): a piece carries
+ * at most this many bytes of message text and this many lines; a chunk of at
+ * most `inlineMax` bytes is framed on the main thread when the worker is idle.
+ */
+const THREAD_DEFAULTS = Object.freeze({ maxBatchBytes: 64 * 1024, maxBatchMessages: 512, inlineMax: 16 * 1024, highWater: 256 * 1024 });
+
+const BLANK_LINES = { undefined: 0, report: 1, skip: 2 };
+
+function positiveInteger(value, name, fallback) {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1 || value > 0x7fffffff) throw new TypeError(`offThread.${name} must be a positive integer`);
+  return value;
+}
+
+/** The offThread option ({ maxBatchBytes, maxBatchMessages, inlineMax, highWater }) checked, with defaults. */
+function threadOptions(offThread) {
+  const o = offThread !== null && typeof offThread === 'object' ? offThread : {};
+  return {
+    maxBatchBytes: positiveInteger(o.maxBatchBytes, 'maxBatchBytes', THREAD_DEFAULTS.maxBatchBytes),
+    maxBatchMessages: positiveInteger(o.maxBatchMessages, 'maxBatchMessages', THREAD_DEFAULTS.maxBatchMessages),
+    inlineMax: o.inlineMax === 0 ? 0 : positiveInteger(o.inlineMax, 'inlineMax', THREAD_DEFAULTS.inlineMax),
+    highWater: positiveInteger(o.highWater, 'highWater', THREAD_DEFAULTS.highWater),
+  };
+}
+
+let OUT_ENTRIES, OUT_COUNT, OUT_BATCH;
+
+/**
+ * options: NativeReadBuffer's, and { transport?: the SDK transport whose
+ * processReadBuffer() is called when pieces arrive, maxBatchBytes?,
+ * maxBatchMessages?, inlineMax?, highWater? }. Without a transport, messages are read
+ * with readMessage() once they arrived (flush() waits for them).
+ */
+class ThreadReadBuffer extends NativeReadBuffer {
+  _reader = undefined;
+  _transport = undefined;
+  // The SDK's "incomplete line held" (bytes after the last newline).
+  _held = 0;
+  _limited = false;
+  // The stream whose 'end' flushes (the transport's input, once seen).
+  _stream = undefined;
+  _onEnd = undefined;
+  _delivering = 0;
+  _highWater = THREAD_DEFAULTS.highWater;
+  _maxBatchBytes = THREAD_DEFAULTS.maxBatchBytes;
+  // A piece holding one message larger than maxBatchBytes, handed over in
+  // steps: { out, batch: its JSON.parse, once done }.
+  _big = undefined;
+  // The stream paused for the backlog (to resume).
+  _paused = undefined;
+  _pumpNext = undefined;
+
+  constructor(options = {}) {
+    super(options);
+    ({ OUT_ENTRIES, OUT_COUNT, OUT_BATCH } = native.boundary);
+    const blank = BLANK_LINES[options.blankLines];
+    if (blank === undefined) throw new TypeError("ThreadReadBuffer: options.blankLines must be 'report' or 'skip'");
+    const { maxBatchBytes, maxBatchMessages, inlineMax, highWater } = threadOptions(options);
+    this._highWater = highWater;
+    this._maxBatchBytes = maxBatchBytes;
+    const Reader = native.load().StdioThreadReader;
+    if (typeof Reader !== 'function') throw new Error('mcp-ordered-dispatch: the native addon has no StdioThreadReader; rebuild it with `npm run build`.');
+    this._limited = Number.isFinite(this._maxBufferSize);
+    this._reader = new Reader(this._sdk, framerLimit(this._maxBufferSize), blank, this._strict, maxBatchBytes, maxBatchMessages, inlineMax);
+    this._transport = options.transport;
+    const pump = () => this._pump();
+    // Called by the worker's threadsafe function (through a weak reference).
+    this._reader.onready = pump;
+    this._pumpNext = pump;
+  }
+
+  _checkSize(chunk) {
+    if (this._limited && this._held + chunk.length > this._maxBufferSize) {
+      // Stock delivered every earlier chunk's messages before this one came.
+      this.flush();
+      this.clear();
+      throw new Error(`ReadBuffer exceeded maximum size of ${this._maxBufferSize} bytes`);
+    }
+  }
+
+  append(chunk) {
+    this._checkSize(chunk);
+    if (typeof chunk === 'string') chunk = Buffer.from(chunk, 'utf8');
+    if (this._limited) {
+      const nl = chunk.lastIndexOf(10);
+      this._held = nl === -1 ? this._held + chunk.length : chunk.length - nl - 1;
+    }
+    this._watchEnd();
+    const out = this._reader.push(chunk);
+    if (out !== undefined) this._use(out);
+    else if (this._stream !== undefined && this._paused === undefined && this._reader.backlog() > this._highWater) {
+      this._paused = this._stream;
+      this._paused.pause();
+      // The worker wakes _pump() (which resumes) once it has caught up,
+      // whether or not a line completed meanwhile.
+      this._reader.wakeBelow(this._highWater >> 2);
+    }
+  }
+
+  _resumeBelow(bytes) {
+    const paused = this._paused;
+    if (paused !== undefined && this._reader.backlog() <= bytes) {
+      this._paused = undefined;
+      paused.resume();
+    }
+  }
+
+  clear() {
+    // The SDK's clear(): whatever was appended and not read is dropped.
+    this._reader.drain();
+    while (this._reader.take() !== undefined);
+    this._reader.clear();
+    this._big = undefined;
+    this._held = 0;
+    super.clear();
+  }
+
+  /**
+   * Waits for the worker to frame every chunk appended and makes its
+   * messages readable (delivering them to the transport, if any), in order.
+   */
+  flush() {
+    if (this._big !== undefined) {
+      this._useBig();
+      this._deliver();
+    }
+    this._reader.drain();
+    let out;
+    while ((out = this._reader.take()) !== undefined) {
+      this._use(out);
+      this._deliver();
+    }
+  }
+
+  /** Flushes, then stops the worker (later chunks are framed on the main thread). */
+  stop() {
+    this.flush();
+    this._resumeBelow(Infinity);
+    this._reader.stop();
+    if (this._stream !== undefined) this._stream.removeListener('end', this._onEnd);
+    this._stream = undefined;
+  }
+
+  /** Whether the worker runs. */
+  get offThread() {
+    return this._reader.running();
+  }
+
+  // A piece's `out` becomes the current entries (the rest of the previous
+  // one, if unread, goes to the backlog first, in order).
+  _use(out) {
+    if (this._next < this._count) this._stash();
+    this._batch = undefined;
+    this._ordinal = 0;
+    this._next = 0;
+    this._out = out;
+    this._meta = out[OUT_ENTRIES];
+    this._count = out[OUT_COUNT];
+  }
+
+  // The transport reads what is there (its processReadBuffer loop).
+  _deliver() {
+    const transport = this._transport;
+    if (transport === undefined || adapter.readBufferOf(transport) !== this) return;
+    this._delivering++;
+    try {
+      transport.processReadBuffer();
+    } finally {
+      this._delivering--;
+    }
+  }
+
+  // One piece per turn of the event loop.
+  _pump() {
+    if (this._big !== undefined) {
+      this._bigStep();
+      return;
+    }
+    let out;
+    try {
+      out = this._reader.take();
+    } catch (error) {
+      // The worker failed (a Rust panic): as the transport's data handler
+      // does with an error of append(), report it and close.
+      this._fail(error);
+      return;
+    }
+    if (out === undefined) {
+      this._resumeBelow(this._highWater >> 2);
+      return;
+    }
+    if (typeof out[OUT_BATCH] === 'string' && out[OUT_BATCH].length > this._maxBatchBytes) {
+      // A message larger than a piece: making its string, parsing it and
+      // handling it (the SDK's own work) each get a turn of their own, so
+      // the worst stall is the largest of them, not their sum.
+      this._big = { out, batch: undefined };
+      setImmediate(this._pumpNext);
+      return;
+    }
+    this._use(out);
+    this._deliver();
+    this._resumeBelow(this._highWater >> 2);
+    setImmediate(this._pumpNext);
+  }
+
+  _bigStep() {
+    const big = this._big;
+    if (big.batch === undefined) {
+      try {
+        big.batch = JSON.parse(big.out[OUT_BATCH]);
+      } catch {
+        big.batch = null; // readMessage() parses it again, message by message
+      }
+      setImmediate(this._pumpNext);
+      return;
+    }
+    this._useBig();
+    this._deliver();
+    this._resumeBelow(this._highWater >> 2);
+    setImmediate(this._pumpNext);
+  }
+
+  // The big piece taken, parsed or not yet, becomes the current entries.
+  _useBig() {
+    const { out, batch } = this._big;
+    this._big = undefined;
+    this._use(out);
+    if (batch) this._batch = batch;
+  }
+
+  _fail(error) {
+    const transport = this._transport;
+    if (transport === undefined) throw error;
+    transport.onerror?.(error);
+    Promise.resolve()
+      .then(() => transport.close())
+      .catch(() => {});
+  }
+
+  // The stream ends before the child's 'close' (which runs onclose):
+  // everything read is delivered at 'end'.
+  _watchEnd() {
+    if (this._transport === undefined) return;
+    const stream = adapter.inputStreamOf(this._transport);
+    if (stream === this._stream || stream === undefined || typeof stream.once !== 'function') return;
+    if (this._stream !== undefined) this._stream.removeListener('end', this._onEnd);
+    this._stream = stream;
+    this._onEnd ??= () => {
+      this._stream = undefined;
+      this.stop();
+    };
+    stream.once('end', this._onEnd);
+  }
+
+  // transport.close() (patched): what was read is delivered first, as stock
+  // delivered it when it was read; unless close() runs inside a delivery
+  // (an onmessage handler), where stock drops the rest of the chunk.
+  _beforeClose() {
+    if (this._delivering === 0) this.flush();
+  }
+
+  _afterClose() {
+    if (this._delivering === 0) this.stop();
+  }
+}
+
+module.exports = { ThreadReadBuffer, THREAD_DEFAULTS, threadOptions };
