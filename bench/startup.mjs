@@ -38,12 +38,17 @@ const WORKLOADS = [
 ];
 // floor: what `--import` of an empty module costs by itself (the ES module
 // loader starting up for the flag), the least any `--import` entry can cost.
-const VARIANTS = { stock: [], floor: ['--import', 'data:text/javascript,'], patched: ['--import', 'mcp-ordered-dispatch/register'] };
-const ORDERS = [
-  ['stock', 'floor', 'patched'],
-  ['patched', 'stock', 'floor'],
-  ['floor', 'patched', 'stock'],
-];
+// hooks: a no-op module.registerHooks() load hook (bench/noop-load-hook.mjs),
+// where the line has registerHooks: what any load hook costs the SDK import
+// in Node's own plumbing, before register's hook does anything.
+const VARIANTS = {
+  stock: [],
+  floor: ['--import', 'data:text/javascript,'],
+  hooks: ['--import', fileURLToPath(new URL('noop-load-hook.mjs', import.meta.url))],
+  patched: ['--import', 'mcp-ordered-dispatch/register'],
+};
+// Each variant in each position in turn.
+const rotations = (names) => names.map((_, i) => [...names.slice(i), ...names.slice(0, i)]);
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -66,12 +71,14 @@ function once(bin, argv) {
 function measure(bin, version) {
   const rows = [];
   const probe = spawnSync(bin, ['-p', 'typeof require("node:module").registerHooks'], { encoding: 'utf8' });
-  const hooks = probe.stdout.trim() === 'function' ? 'module.registerHooks()' : 'module.register()';
+  const hasHooks = probe.stdout.trim() === 'function';
+  const hooks = hasHooks ? 'module.registerHooks()' : 'module.register()';
+  const orders = rotations(hasHooks ? ['stock', 'floor', 'hooks', 'patched'] : ['stock', 'floor', 'patched']);
   for (const w of WORKLOADS) {
-    const samples = { stock: [], floor: [], patched: [] };
+    const samples = { stock: [], floor: [], hooks: [], patched: [] };
     once(bin, [...VARIANTS.patched, ...w.args]); // warm the file cache
     for (let i = 0; i < RUNS; i++) {
-      for (const v of ORDERS[i % ORDERS.length]) samples[v].push(once(bin, [...VARIANTS[v], ...w.args]));
+      for (const v of orders[i % orders.length]) samples[v].push(once(bin, [...VARIANTS[v], ...w.args]));
     }
     const ms = (v) => median(samples[v].map((s) => s.ms));
     const rss = (v) => median(samples[v].map((s) => s.rssMb));
@@ -82,9 +89,9 @@ function measure(bin, version) {
       patched: ms('patched'),
       unit: 'ms',
       lowerIsBetter: true,
-      note: `wall time, median of ${RUNS}; ${hooks}; --import of an empty module alone ${ms('floor').toFixed(1)} ms (${(ms('floor') / ms('stock')).toFixed(2)}×); CPU ${cpu('stock').toFixed(0)} → ${cpu('patched').toFixed(0)} ms (${(cpu('patched') / cpu('stock')).toFixed(2)}×); max RSS ${rss('stock').toFixed(1)} → ${rss('patched').toFixed(1)} MB`,
+      note: `wall time, median of ${RUNS}; ${hooks}; --import of an empty module alone ${ms('floor').toFixed(1)} ms (${(ms('floor') / ms('stock')).toFixed(2)}×)${hasHooks ? `; a no-op registerHooks load hook alone ${ms('hooks').toFixed(1)} ms (${(ms('hooks') / ms('stock')).toFixed(2)}×, CPU ${(cpu('hooks') / cpu('stock')).toFixed(2)}×)` : ''}; CPU ${cpu('stock').toFixed(0)} → ${cpu('patched').toFixed(0)} ms (${(cpu('patched') / cpu('stock')).toFixed(2)}×); max RSS ${rss('stock').toFixed(1)} → ${rss('patched').toFixed(1)} MB`,
     });
-    process.stderr.write(`  node ${version} ${w.name}: stock ${ms('stock').toFixed(1)} ms, register ${ms('patched').toFixed(1)} ms (${(ms('patched') / ms('stock')).toFixed(3)}×), empty --import ${(ms('floor') / ms('stock')).toFixed(3)}×; CPU ${(cpu('patched') / cpu('stock')).toFixed(3)}×, empty --import ${(cpu('floor') / cpu('stock')).toFixed(3)}×\n`);
+    process.stderr.write(`  node ${version} ${w.name}: stock ${ms('stock').toFixed(1)} ms, register ${ms('patched').toFixed(1)} ms (${(ms('patched') / ms('stock')).toFixed(3)}×), empty --import ${(ms('floor') / ms('stock')).toFixed(3)}×${hasHooks ? `, no-op hook ${(ms('hooks') / ms('stock')).toFixed(3)}×` : ''}; CPU ${(cpu('patched') / cpu('stock')).toFixed(3)}×, empty --import ${(cpu('floor') / cpu('stock')).toFixed(3)}×${hasHooks ? `, no-op hook ${(cpu('hooks') / cpu('stock')).toFixed(3)}×` : ''}\n`);
   }
   return rows;
 }

@@ -1,0 +1,11 @@
+// bench/startup.mjs's second floor: a module.registerHooks() load hook that
+// does nothing but call the next one. What Node's own hook plumbing costs
+// every module a process loads once any load hook is in, before register's
+// hook does anything of its own.
+import { registerHooks } from 'node:module';
+
+registerHooks({
+  load(url, context, nextLoad) {
+    return nextLoad(url, context);
+  },
+});
