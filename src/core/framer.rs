@@ -95,6 +95,13 @@ pub struct FramerOptions {
     pub blank_lines: BlankLines,
     pub not_json: NotJson,
     pub invalid_utf8: InvalidUtf8,
+    /// Whether every message's JSON syntax is checked (the default). When
+    /// `false`, a line of valid UTF-8 whose envelope the scan reads
+    /// (`scan.rs`) and classifies as valid is reported as a [`Message`] with
+    /// `checked: false`, its body unchecked: the consumer parses it with a
+    /// full JSON parser and, if that fails, calls [`Framer::recheck`] for the
+    /// outcome the checking path gives. Everything else is checked as before.
+    pub check_bodies: bool,
 }
 
 impl FramerOptions {
@@ -113,6 +120,7 @@ impl FramerOptions {
             },
             not_json: if skip { NotJson::Skip } else { NotJson::Report },
             invalid_utf8: InvalidUtf8::Replace,
+            check_bodies: true,
         }
     }
 
@@ -177,6 +185,10 @@ pub struct Message<'a> {
     /// object and (newer SDKs) of the related-task object in `_meta`.
     /// Rare; the JavaScript side lets the SDK's own parse have it.
     pub schema_strips: bool,
+    /// Whether `text` is known to be valid JSON. `false` only under
+    /// `FramerOptions::check_bodies == false`: the envelope was read and is
+    /// valid, the rest was not checked (see [`Framer::recheck`]).
+    pub checked: bool,
     /// What the classifier read (see the module docs): enough for the
     /// accessors below, not the whole message.
     sparse: &'a Sparse<'a>,
@@ -443,6 +455,19 @@ impl Framer {
         }
     }
 
+    /// The checking path's outcome for a line reported earlier as a
+    /// [`Message`] with `checked: false` (whose text a JSON parser then
+    /// refused): `bytes` is its text (without terminator), `line` where it
+    /// was. Reports exactly what [`Framer::push`] would have reported for it
+    /// with `check_bodies` on. The framer's state is not touched.
+    pub fn recheck<S: FrameSink + ?Sized>(&self, bytes: &[u8], line: Line, sink: &mut S) {
+        let options = FramerOptions {
+            check_bodies: true,
+            ..self.options
+        };
+        process_line(&options, bytes, line, sink);
+    }
+
     fn too_large<S: FrameSink + ?Sized>(&self, offset: u64, number: u64, sink: &mut S) {
         let line = Line {
             offset,
@@ -535,6 +560,7 @@ fn process_line<S: FrameSink + ?Sized>(
             }
         },
     };
+    let owned = matches!(text, Cow::Owned(_));
     let text: &str = &text;
     if line.span.is_some() {
         // Only lines inside the chunk share a string with their neighbours
@@ -549,6 +575,27 @@ fn process_line<S: FrameSink + ?Sized>(
         sink.line(&line, outcome);
         return;
     }
+    // The envelope alone, when the consumer checks the syntax (valid UTF-8
+    // only: a replaced line takes the checking path, so that a recheck of
+    // its bytes gives the same outcome). Anything the scan does not read, or
+    // reads as invalid, is decided by the checking parse below.
+    if !options.check_bodies && !owned {
+        let mut sparse = Sparse::default();
+        if scan_envelope(text, &mut sparse).is_some() {
+            if let Ok((kind, valid_in_both)) = classify_sparse(&sparse, options.profile) {
+                let message = Message {
+                    text,
+                    kind,
+                    valid_in_both,
+                    schema_strips: sparse.schema_strips(),
+                    checked: false,
+                    sparse: &sparse,
+                };
+                sink.line(&line, LineOutcome::Message(message));
+                return;
+            }
+        }
+    }
     let mut sparse = Sparse::default();
     let outcome = match inspect_into(text, options.profile, &mut sparse) {
         Ok((kind, valid_in_both)) => LineOutcome::Message(Message {
@@ -556,6 +603,7 @@ fn process_line<S: FrameSink + ?Sized>(
             kind,
             valid_in_both,
             schema_strips: sparse.schema_strips(),
+            checked: true,
             sparse: &sparse,
         }),
         Err(Inspect::Json { .. }) if options.not_json == NotJson::Skip => LineOutcome::Skipped,
@@ -621,6 +669,15 @@ fn inspect_into<'a>(
             }
         }
     }
+    classify_sparse(sparse, profile)
+}
+
+/// The classification of what the classifier read, and whether it is valid
+/// under both profiles.
+fn classify_sparse(
+    sparse: &Sparse<'_>,
+    profile: Profile,
+) -> Result<(Classification, bool), Inspect> {
     let kind = match classify(&Node::Message(sparse), profile) {
         Classification::Invalid(reason) => return Err(Inspect::Rpc(reason)),
         valid => valid,
@@ -649,9 +706,11 @@ fn json_error(e: &serde_json::Error) -> Inspect {
 // The parts: `sanitize` (what serde_json refuses and JSON.parse accepts),
 // `sparse` (the validating serde visitor the classifier reads), `tests`.
 mod sanitize;
+mod scan;
 mod sparse;
 #[cfg(test)]
 mod tests;
 
 use sanitize::{needs_sanitizing, sanitize};
+use scan::scan_envelope;
 use sparse::{parse_sparse, Leaf, Node, Sparse};

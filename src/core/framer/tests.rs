@@ -448,3 +448,84 @@ fn line_spans() {
         }
     );
 }
+
+/// Thread CPU time (the machine is shared: wall time is noise).
+struct Cpu(std::time::Duration);
+impl Cpu {
+    fn now() -> Cpu {
+        #[repr(C)]
+        struct Timespec {
+            sec: i64,
+            nsec: i64,
+        }
+        extern "C" {
+            fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
+        }
+        let mut ts = Timespec { sec: 0, nsec: 0 };
+        // CLOCK_THREAD_CPUTIME_ID
+        unsafe { clock_gettime(3, &mut ts) };
+        Cpu(std::time::Duration::new(ts.sec as u64, ts.nsec as u32))
+    }
+    fn elapsed(&self) -> std::time::Duration {
+        Cpu::now().0 - self.0
+    }
+}
+
+#[test]
+#[ignore]
+fn scan_speed() {
+    let mut lines = Vec::new();
+    for i in 0..200_000u32 {
+        lines.push(match i % 4 {
+            0 => format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":"tok-{}","progress":{i},"total":200000,"message":"step {i}"}}}}"#, i >> 6),
+            1 => format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"hello world {i}"}},"_meta":{{"progressToken":{i}}}}}}}"#),
+            2 => format!(r#"{{"jsonrpc":"2.0","id":{i},"result":{{"content":[{{"type":"text","text":"result {i}"}}],"isError":false}}}}"#),
+            _ => format!(r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"info","logger":"bench","data":"line {i}"}}}}"#),
+        });
+    }
+    for _ in 0..3 {
+        let t = Cpu::now();
+        let mut n = 0;
+        for l in &lines {
+            let mut s = Sparse::default();
+            parse_sparse(l, &mut s).unwrap();
+            n += s.keys as usize;
+        }
+        let serde = t.elapsed();
+        let t = Cpu::now();
+        for l in &lines {
+            let mut s = Sparse::default();
+            scan::scan_envelope(l, &mut s).unwrap();
+            n += s.keys as usize;
+        }
+        let scan = t.elapsed();
+        let t = Cpu::now();
+        for l in &lines {
+            let mut s = Sparse::default();
+            scan::scan_envelope(l, &mut s).unwrap();
+            n += classify_sparse(&s, Profile::V1).is_ok() as usize;
+        }
+        let both = t.elapsed();
+        let t = Cpu::now();
+        let mut framer = Framer::new(FramerOptions {
+            check_bodies: false,
+            ..v1()
+        });
+        struct Count(usize);
+        impl FrameSink for Count {
+            fn line(&mut self, _: &Line, _: LineOutcome<'_>) {
+                self.0 += 1;
+            }
+        }
+        let mut c = Count(0);
+        let stream = lines.join("\n") + "\n";
+        for chunk in stream.as_bytes().chunks(65536) {
+            framer.push(chunk, &mut c);
+        }
+        let push = t.elapsed();
+        println!(
+            "serde {serde:?} scan {scan:?} scan+classify {both:?} push {push:?} {n} {}",
+            c.0
+        );
+    }
+}
