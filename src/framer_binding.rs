@@ -161,8 +161,84 @@ fn text_string(env: sys::napi_env, bytes: &[u8]) -> Result<sys::napi_value> {
     if max < 0xC4 {
         return latin1(env, &to_latin1(bytes));
     }
-    let units = to_utf16(bytes);
+    utf16_string(env, to_utf16(bytes))
+}
+
+/// A UTF-16 string this long or longer is handed to V8 as an external
+/// string (no copy into the V8 heap) where the runtime has them.
+const EXTERNAL_MIN_UNITS: usize = 1 << 20;
+
+/// Whether `node_api_create_external_string_utf16` may be called: Node
+/// exports it from 20.4 on (N-API 10 made it stable); another runtime that
+/// says it is Node but lacks it fails the call, and the string is copied.
+fn external_strings(env: sys::napi_env) -> bool {
+    use std::sync::atomic::{AtomicU8, Ordering};
+    // 0: not asked yet, 1: yes, 2: no.
+    static KNOWN: AtomicU8 = AtomicU8::new(0);
+    match KNOWN.load(Ordering::Relaxed) {
+        1 => return true,
+        2 => return false,
+        _ => {}
+    }
+    let mut version: *const sys::napi_node_version = ptr::null();
+    let yes = unsafe { sys::napi_get_node_version(env, &mut version) } == OK
+        && !version.is_null()
+        && unsafe {
+            let v = &*version;
+            let release = std::ffi::CStr::from_ptr(v.release);
+            release.to_bytes() == b"node" && (v.major > 20 || (v.major == 20 && v.minor >= 4))
+        };
+    KNOWN.store(if yes { 1 } else { 2 }, Ordering::Relaxed);
+    yes
+}
+
+/// Frees the units of an external string (V8 calls it when the string is
+/// collected, or at once if it copied them).
+unsafe extern "C" fn free_units(
+    _env: sys::node_api_basic_env,
+    _data: *mut std::ffi::c_void,
+    hint: *mut std::ffi::c_void,
+) {
+    // SAFETY: `hint` is the `Box<Vec<u16>>` leaked by `utf16_string`, and
+    // this is called once for it.
+    drop(unsafe { Box::from_raw(hint.cast::<Vec<u16>>()) });
+}
+
+/// A string of UTF-16 `units`: a big one as an external string that owns
+/// them (V8 would otherwise copy megabytes into its heap), else copied.
+fn utf16_string(env: sys::napi_env, units: Vec<u16>) -> Result<sys::napi_value> {
     let mut v = ptr::null_mut();
+    if units.len() >= EXTERNAL_MIN_UNITS && external_strings(env) {
+        let (data, len) = (units.as_ptr(), units.len());
+        let hint = Box::into_raw(Box::new(units));
+        let mut copied = false;
+        // SAFETY: `data` points to `len` units owned by `*hint`, which stays
+        // alive (heap, not moved) until `free_units` drops it.
+        let status = unsafe {
+            sys::node_api_create_external_string_utf16(
+                env,
+                data,
+                len as isize,
+                Some(free_units),
+                hint.cast(),
+                &mut v,
+                &mut copied,
+            )
+        };
+        if status == OK {
+            return Ok(v);
+        }
+        // Not created (the finalizer was not called): take the units back.
+        // SAFETY: `hint` came from `Box::into_raw` above and nothing else has it.
+        let units = unsafe { Box::from_raw(hint) };
+        check(
+            unsafe {
+                sys::napi_create_string_utf16(env, units.as_ptr(), units.len() as isize, &mut v)
+            },
+            "creating a string",
+        )?;
+        return Ok(v);
+    }
     check(
         unsafe { sys::napi_create_string_utf16(env, units.as_ptr(), units.len() as isize, &mut v) },
         "creating a string",
@@ -196,6 +272,18 @@ fn to_utf16(b: &[u8]) -> Vec<u16> {
     let mut out = vec![0u16; b.len()];
     let (mut i, mut o) = (0, 0);
     while i < b.len() {
+        while i + 16 <= b.len() {
+            let lo = u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+            let hi = u64::from_le_bytes(b[i + 8..i + 16].try_into().expect("8 bytes"));
+            if (lo | hi) & 0x8080_8080_8080_8080 != 0 {
+                break;
+            }
+            for (dst, &src) in out[o..o + 16].iter_mut().zip(&b[i..i + 16]) {
+                *dst = src as u16;
+            }
+            i += 16;
+            o += 16;
+        }
         while i + 8 <= b.len() {
             let word = u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
             if word & 0x8080_8080_8080_8080 != 0 {

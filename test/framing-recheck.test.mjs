@@ -126,3 +126,17 @@ test('recheck refuses an entry that is not an unchecked message of the last push
   const out = framer.recheck(0);
   assert.ok(out[boundary.OUT_ENTRIES][boundary.ENTRY_CODE] > 0);
 });
+
+test('a multi-megabyte message beyond ASCII (handed to V8 as an external UTF-16 string) is what the SDK parses, and its recheck reads it back', () => {
+  const text = 'déjà vu — ✓ 😀 "quoted" \\ '.repeat(120_000);
+  const good = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text }] } });
+  const bad = `${good.slice(0, -2)},]}`;
+  const stream = Buffer.from(`${good}\n${bad}\n${GOOD[1]}\n`, 'utf8');
+  const stock = drain(new ReadBuffer1(), stream, 65536);
+  const native = drain(new NativeReadBuffer({ sdk: 1, reference: ReadBuffer1 }), stream, 65536);
+  assert.equal(native.length, 3);
+  assert.deepEqual(native, stock);
+  assert.equal(native[0].message.result.content[0].text, text);
+  // Collected and finalized without trouble.
+  globalThis.gc?.();
+});
