@@ -239,8 +239,8 @@ class NativeReadBuffer {
   // first place): { message: null } for a line the SDK drops, or a bad
   // line's { message, error } (_badLine), or, should that path accept what
   // V8 refused, an error.
-  _recheck(index, text, parseError) {
-    const out = this._framer.recheck(index, text);
+  _recheck(index, parseError) {
+    const out = this._framer.recheck(index);
     if (out === undefined) return { message: null, error: undefined };
     const entries = out[OUT_ENTRIES];
     if (entries[ENTRY_CODE] > 0) {
@@ -279,21 +279,23 @@ class NativeReadBuffer {
       const batch = this._batch ?? (this._batch = parseBatch(out, meta, count));
       message = batch[this._ordinal++];
       if (message instanceof Refused) {
-        ({ message, error } = this._recheck(k / ENTRY_SIZE, undefined, message.error));
+        ({ message, error } = this._recheck(k / ENTRY_SIZE, message.error));
         code = CODE_BAD_LINE;
       }
     } else {
-      const text = out[s];
       try {
-        message = JSON.parse(text.slice(meta[k + ENTRY_START], meta[k + ENTRY_END]));
+        message = JSON.parse(out[s].slice(meta[k + ENTRY_START], meta[k + ENTRY_END]));
       } catch (parseError) {
-        ({ message, error } = this._recheck(k / ENTRY_SIZE, text, parseError));
+        ({ message, error } = this._recheck(k / ENTRY_SIZE, parseError));
         code = CODE_BAD_LINE;
       }
     }
     if (code > 0 && ((code & CODE_SCHEMA_STRIPS) !== 0 || (this._verify && (code & CODE_KIND) === CODE_ERROR)) && error === undefined) {
       try {
-        message = this._asSdkParses(message, out[s].slice(meta[k + ENTRY_START], meta[k + ENTRY_END]));
+        // The line's text as it came (the handed-over text may have escapes
+        // instead of characters beyond ASCII, which an SDK error could quote).
+        const text = this._framer.text(k / ENTRY_SIZE) ?? out[s].slice(meta[k + ENTRY_START], meta[k + ENTRY_END]);
+        message = this._asSdkParses(message, text);
       } catch (sdkError) {
         error = sdkError;
       }

@@ -33,11 +33,12 @@
 //! JavaScript. With `checkBodies: false` (what `lib/stdio.cjs` uses) a
 //! message's envelope is read and classified, its body's JSON syntax is
 //! left to the `JSON.parse` JavaScript runs anyway: when that throws for a
-//! message, `framer.recheck(entryIndex, text?)` gives the checking path's
+//! message, `framer.recheck(entryIndex)` gives the checking path's
 //! outcome for its line (a result like `push`'s with one entry, or
-//! `undefined` for a line the configured SDK drops), from the text the
-//! framer kept (`text`: the message's own string, for one that is not in
-//! the batch). Valid until the next `push` or `clear`.
+//! `undefined` for a line the configured SDK drops), from the raw text the
+//! framer kept; `framer.text(entryIndex)` is that raw text (the batch and a
+//! big message's own string may hold `\uXXXX` escapes instead). Both are
+//! valid until the next `push` or `clear`.
 //!
 //! Memory safety (issue 15): no JavaScript runs inside `push` or `clear`.
 //! The result array is built with `napi_define_properties` (a data property
@@ -96,31 +97,6 @@ fn string(env: sys::napi_env, value: sys::napi_value) -> Option<String> {
         sys::napi_get_value_string_utf8(env, value, buf.as_mut_ptr().cast(), buf.len(), &mut len)
     };
     (status == OK).then(|| String::from_utf8_lossy(&buf[..len]).into_owned())
-}
-
-/// A JavaScript string's UTF-8 (runs no JavaScript).
-fn string_utf8(env: sys::napi_env, value: sys::napi_value) -> Result<String> {
-    let mut len = 0usize;
-    check(
-        unsafe { sys::napi_get_value_string_utf8(env, value, ptr::null_mut(), 0, &mut len) },
-        "reading a string",
-    )?;
-    let mut buf = vec![0u8; len + 1];
-    check(
-        unsafe {
-            sys::napi_get_value_string_utf8(
-                env,
-                value,
-                buf.as_mut_ptr().cast(),
-                buf.len(),
-                &mut len,
-            )
-        },
-        "reading a string",
-    )?;
-    buf.truncate(len);
-    Ok(String::from_utf8(buf)
-        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
 }
 
 fn latin1(env: sys::napi_env, bytes: &[u8]) -> Result<sys::napi_value> {
@@ -202,6 +178,47 @@ unsafe extern "C" fn free_units(
     // SAFETY: `hint` is the `Box<Vec<u16>>` leaked by `utf16_string`, and
     // this is called once for it.
     drop(unsafe { Box::from_raw(hint.cast::<Vec<u16>>()) });
+}
+
+/// Frees the bytes of an external Latin-1 string (see `free_units`).
+unsafe extern "C" fn free_bytes(
+    _env: sys::node_api_basic_env,
+    _data: *mut std::ffi::c_void,
+    hint: *mut std::ffi::c_void,
+) {
+    // SAFETY: `hint` is the `Box<Vec<u8>>` leaked by `latin1_string`, and
+    // this is called once for it.
+    drop(unsafe { Box::from_raw(hint.cast::<Vec<u8>>()) });
+}
+
+/// A one-byte string of `bytes` (Latin-1): a big one external, as
+/// `utf16_string`.
+fn latin1_string(env: sys::napi_env, bytes: Vec<u8>) -> Result<sys::napi_value> {
+    if bytes.len() >= EXTERNAL_MIN_UNITS && external_strings(env) {
+        let (data, len) = (bytes.as_ptr(), bytes.len());
+        let hint = Box::into_raw(Box::new(bytes));
+        let mut v = ptr::null_mut();
+        let mut copied = false;
+        // SAFETY: as in `utf16_string`.
+        let status = unsafe {
+            sys::node_api_create_external_string_latin1(
+                env,
+                data.cast(),
+                len as isize,
+                Some(free_bytes),
+                hint.cast(),
+                &mut v,
+                &mut copied,
+            )
+        };
+        if status == OK {
+            return Ok(v);
+        }
+        // SAFETY: as in `utf16_string`.
+        let bytes = unsafe { Box::from_raw(hint) };
+        return latin1(env, &bytes);
+    }
+    latin1(env, &bytes)
 }
 
 /// A string of UTF-16 `units`: a big one as an external string that owns
@@ -650,7 +667,16 @@ impl JsSink {
                 if line.span.is_none() && m.text.len() > BATCH_MAX_COPY {
                     // A big line assembled across chunks: a string of its own,
                     // taken whole (`slice(0, i32::MAX)` is the string itself).
-                    let s = text_string(self.env, m.text.as_bytes())?;
+                    // Escaped like a batch when little of it is beyond ASCII
+                    // (its raw text stays in the framer: `Framer::assembled`).
+                    let non_ascii = m.text.len() - utf16_len(m.text);
+                    let s = if non_ascii > 0 && non_ascii * ESCAPE_BELOW <= m.text.len() {
+                        let mut out = Vec::with_capacity(m.text.len() + non_ascii * 4);
+                        escape_non_ascii(m.text.as_bytes(), &mut out);
+                        latin1_string(self.env, out)?
+                    } else {
+                        text_string(self.env, m.text.as_bytes())?
+                    };
                     let slot = self.append(s)? as i32;
                     self.entry([code, slot, 0, i32::MAX]);
                     if !m.checked {
@@ -976,41 +1002,23 @@ impl StdioFramer {
     /// message handed over with its body unchecked (`checkBodies: false`)
     /// whose text `JSON.parse` refused: a result like `push`'s with one entry
     /// (a bad line, or, should the checking parse accept what V8 refused, the
-    /// message), or `undefined` (a line the configured SDK drops). `text`:
-    /// the message's own string, for an entry whose slot is not the batch.
+    /// message), or `undefined` (a line the configured SDK drops).
     #[napi]
-    pub fn recheck(&self, env: Env, entry: Unknown, text: Unknown) -> Result<sys::napi_value> {
-        let (env, entry, text) = (env.raw(), entry.raw(), text.raw());
+    pub fn recheck(&self, env: Env, entry: Unknown) -> Result<sys::napi_value> {
+        let (env, entry) = (env.raw(), entry.raw());
         guarded("StdioFramer.recheck()", || {
             let index = match number(env, entry) {
                 Some(n) if n >= 0.0 && n.trunc() == n => n as usize,
-                _ => {
-                    return type_error(
-                        "StdioFramer.recheck(entry, text): entry must be an entry index",
-                    )
-                }
-            };
-            let own = if type_of(env, text) == sys::ValueType::napi_string {
-                Some(string_utf8(env, text)?)
-            } else {
-                None
+                _ => return type_error("StdioFramer.recheck(entry): entry must be an entry index"),
             };
             let state = self.borrow_state("recheck")?;
             let Ok(at) = state.pending.binary_search_by_key(&index, |p| p.entry) else {
                 return type_error(
-                    "StdioFramer.recheck(entry, text): entry is not an unchecked message of the last push",
+                    "StdioFramer.recheck(entry): entry is not an unchecked message of the last push",
                 );
             };
             let p = state.pending[at];
-            let bytes: &[u8] = match (p.text, &own) {
-                (Some((start, end)), _) => &state.batch_raw[start..end],
-                (None, Some(t)) => t.as_bytes(),
-                (None, None) => {
-                    return type_error(
-                        "StdioFramer.recheck(entry, text): this entry needs its text",
-                    )
-                }
-            };
+            let bytes = state.raw_text(&p);
             let line = Line {
                 offset: p.offset,
                 number: p.number,
@@ -1026,6 +1034,36 @@ impl StdioFramer {
         })
     }
 
+    /// The text of entry `entry` of the last push, a message handed over
+    /// with its body unchecked, as it was on the wire (the batch and a big
+    /// message's string may have escapes instead of characters beyond
+    /// ASCII); `undefined` for another entry.
+    #[napi]
+    pub fn text(&self, env: Env, entry: Unknown) -> Result<sys::napi_value> {
+        let (env, entry) = (env.raw(), entry.raw());
+        guarded("StdioFramer.text()", || {
+            let state = self.borrow_state("text")?;
+            let found = number(env, entry)
+                .filter(|n| *n >= 0.0 && n.trunc() == *n)
+                .and_then(|n| {
+                    let at = state
+                        .pending
+                        .binary_search_by_key(&(n as usize), |p| p.entry)
+                        .ok()?;
+                    Some(state.pending[at])
+                });
+            match found {
+                // The framed text is valid UTF-8 (an unchecked message's always is).
+                Some(p) => text_string(env, state.raw_text(&p)),
+                None => {
+                    let mut undefined = ptr::null_mut();
+                    unsafe { sys::napi_get_undefined(env, &mut undefined) };
+                    Ok(undefined)
+                }
+            }
+        })
+    }
+
     /// Drops an incomplete line (the SDK's `ReadBuffer.clear()`).
     #[napi]
     pub fn clear(&self, env: Env) -> Result<()> {
@@ -1033,6 +1071,7 @@ impl StdioFramer {
         guarded("StdioFramer.clear()", || {
             let mut state = self.borrow_state("clear")?;
             state.framer.clear();
+            state.pending.clear();
             state.report_memory(env);
             Ok(())
         })
@@ -1054,6 +1093,15 @@ impl StdioFramer {
 }
 
 impl State {
+    /// The raw text of an unchecked message of the last push.
+    fn raw_text(&self, p: &Pending) -> &[u8] {
+        match p.text {
+            Some((start, end)) => &self.batch_raw[start..end],
+            // A line assembled across chunks, the only one of its push.
+            None => self.framer.assembled(),
+        }
+    }
+
     /// Tells V8 how much native memory the framer holds now.
     fn report_memory(&mut self, env: sys::napi_env) {
         let now = self.framer.heap_bytes() + self.batch_raw.capacity();

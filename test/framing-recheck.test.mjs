@@ -125,10 +125,14 @@ test('recheck refuses an entry that is not an unchecked message of the last push
   // Entry 0 is valid JSON: its recheck is the message.
   const out = framer.recheck(0);
   assert.ok(out[boundary.OUT_ENTRIES][boundary.ENTRY_CODE] > 0);
+  assert.equal(framer.text(0), '{"jsonrpc":"2.0","method":"m"}');
+  assert.equal(framer.text(1), undefined);
 });
 
-test('a multi-megabyte message beyond ASCII (handed to V8 as an external UTF-16 string) is what the SDK parses, and its recheck reads it back', () => {
-  const text = 'déjà vu — ✓ 😀 "quoted" \\ '.repeat(120_000);
+for (const [what, text] of [
+  ['mostly beyond ASCII (an external UTF-16 string)', 'déjà vu — ✓ 😀 "quoted" \\ '.repeat(120_000)],
+  ['with a little beyond ASCII (escaped, an external one-byte string)', `${'The quick brown fox jumps over the lazy dog. "Quoted" \\ '.repeat(3)}déjà vu — ✓ 😀\n`.repeat(20_000)],
+]) test(`a multi-megabyte message ${what} is what the SDK parses, and its recheck reads the raw line`, () => {
   const good = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text }] } });
   const bad = `${good.slice(0, -2)},]}`;
   const stream = Buffer.from(`${good}\n${bad}\n${GOOD[1]}\n`, 'utf8');
@@ -139,4 +143,13 @@ test('a multi-megabyte message beyond ASCII (handed to V8 as an external UTF-16 
   assert.equal(native[0].message.result.content[0].text, text);
   // Collected and finalized without trouble.
   globalThis.gc?.();
+});
+
+test('verify mode (an SDK release whose schemas differ): an error response goes to the SDK parse as its raw text, not the escaped batch text', () => {
+  const lines = [GOOD[0], '{"jsonrpc":"2.0","id":2,"error":{"code":1,"message":"m","data":["déjà — ✓",]}}', '{"jsonrpc":"2.0","id":3,"error":{"code":1,"message":"déjà — ✓"}}', GOOD[1]];
+  const stream = Buffer.from(`${lines.join('\n')}\n`, 'utf8');
+  const stock = drain(new ReadBuffer1(), stream, stream.length);
+  const native = drain(new NativeReadBuffer({ sdk: 1, reference: ReadBuffer1, verify: true }), stream, stream.length);
+  assert.deepEqual(native, stock);
+  assert.match(stock[1].error, /SyntaxError/);
 });

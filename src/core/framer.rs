@@ -328,6 +328,10 @@ pub struct Framer {
     offset: u64,
     /// Lines completed so far.
     lines: u64,
+    /// The text (`..assembled_len`) of the last line assembled across
+    /// chunks, kept until the next one (or `clear`): see [`Framer::assembled`].
+    assembled: Vec<u8>,
+    assembled_len: usize,
 }
 
 /// A carry buffer larger than this is released after use.
@@ -342,6 +346,8 @@ impl Framer {
             skipping: false,
             offset: 0,
             lines: 0,
+            assembled: Vec::new(),
+            assembled_len: 0,
         }
     }
 
@@ -362,6 +368,8 @@ impl Framer {
     /// Drops any incomplete line (the SDK's `ReadBuffer.clear()`). Offsets
     /// and line numbers keep counting.
     pub fn clear(&mut self) {
+        self.assembled = Vec::new();
+        self.assembled_len = 0;
         self.carry.clear();
         if self.carry.capacity() > CARRY_KEEP {
             self.carry = Vec::new();
@@ -372,6 +380,11 @@ impl Framer {
     /// Frames `chunk`, reporting every line it completes to `sink`, in order.
     /// An incomplete last line is kept for the next push.
     pub fn push<S: FrameSink + ?Sized>(&mut self, chunk: &[u8], sink: &mut S) {
+        if self.assembled.capacity() > CARRY_KEEP {
+            // The last push's big line is not needed any more.
+            self.assembled = Vec::new();
+            self.assembled_len = 0;
+        }
         let base = self.offset;
         self.offset += chunk.len() as u64;
         let limit = self.options.max_message_size;
@@ -409,7 +422,7 @@ impl Framer {
                     self.too_large(offset, number, sink);
                 } else {
                     self.carry.extend_from_slice(&chunk[pos..nl]);
-                    let mut carry = std::mem::take(&mut self.carry);
+                    let carry = std::mem::take(&mut self.carry);
                     let (end, terminator) = strip_cr(&carry, 0, carry.len());
                     let line = Line {
                         offset,
@@ -419,9 +432,13 @@ impl Framer {
                         utf16_len: None,
                     };
                     process_line(&self.options, &carry[..end], line, sink);
-                    carry.clear();
-                    if carry.capacity() <= CARRY_KEEP {
-                        self.carry = carry;
+                    // Kept until the next line assembled across chunks (see
+                    // `assembled`); the buffer it replaces is reused.
+                    let mut spare = std::mem::replace(&mut self.assembled, carry);
+                    self.assembled_len = end;
+                    spare.clear();
+                    if spare.capacity() <= CARRY_KEEP {
+                        self.carry = spare;
                     }
                 }
             }
@@ -453,6 +470,14 @@ impl Framer {
             }
             self.carry.extend_from_slice(tail);
         }
+    }
+
+    /// The text (without terminator) of the last line that was assembled
+    /// across chunks (`Line::span` `None`, not too large), until another one
+    /// is or [`Framer::clear`] runs: a push completes at most one such line,
+    /// its first, so after a push that reported one this is its text.
+    pub fn assembled(&self) -> &[u8] {
+        &self.assembled[..self.assembled_len]
     }
 
     /// The checking path's outcome for a line reported earlier as a
@@ -506,7 +531,7 @@ impl Framer {
     /// Heap bytes the framer holds (its carry buffer's capacity), for the
     /// binding to report to V8 (`napi_adjust_external_memory`).
     pub fn heap_bytes(&self) -> usize {
-        self.carry.capacity()
+        self.carry.capacity() + self.assembled.capacity()
     }
 }
 
