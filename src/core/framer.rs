@@ -541,11 +541,24 @@ pub fn utf16_len(s: &str) -> usize {
     if s.is_ascii() {
         return s.len();
     }
-    // Two simple counts vectorise well: continuation bytes (0b10xxxxxx, i.e.
-    // < -64 as i8) add no unit, 4-byte leaders (>= 0xF0) add one more.
+    // Eight bytes at a time: continuation bytes (0b10xxxxxx) add no unit,
+    // 4-byte leaders (0b11110xxx) add one more; each is a bit pattern of
+    // the byte's top bits, counted with popcount.
+    const HIGH: u64 = 0x8080_8080_8080_8080;
     let b = s.as_bytes();
-    let continuation = b.iter().filter(|&&x| (x as i8) < -64).count();
-    let four = b.iter().filter(|&&x| x >= 0xF0).count();
+    let mut words = b.chunks_exact(8);
+    let (mut continuation, mut four) = (0usize, 0usize);
+    for w in &mut words {
+        let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+        // Bit 7 of each byte, and its bits 6, 5, 4 moved up to bit 7.
+        let (b6, b5, b4) = (w << 1, w << 2, w << 3);
+        continuation += (w & !b6 & HIGH).count_ones() as usize;
+        four += (w & b6 & b5 & b4 & HIGH).count_ones() as usize;
+    }
+    for &x in words.remainder() {
+        continuation += usize::from((x as i8) < -64);
+        four += usize::from(x >= 0xF0);
+    }
     b.len() - continuation + four
 }
 
