@@ -790,6 +790,23 @@ impl JsSink {
 /// is below 1 / this is escaped to ASCII rather than transcoded to UTF-16.
 const ESCAPE_BELOW: usize = 16;
 
+/// The length of the ASCII run `b` starts with (eight bytes at a time).
+fn ascii_run(b: &[u8]) -> usize {
+    let mut i = 0;
+    while i + 8 <= b.len() {
+        let w = u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+        let high = w & 0x8080_8080_8080_8080;
+        if high != 0 {
+            return i + (high.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i + b[i..]
+        .iter()
+        .position(|&x| x >= 0x80)
+        .unwrap_or(b.len() - i)
+}
+
 /// Appends valid UTF-8 `text` with every character beyond ASCII written as
 /// JSON `\uXXXX` escapes (two for one outside the BMP).
 fn escape_non_ascii(text: &[u8], out: &mut Vec<u8>) {
@@ -806,10 +823,7 @@ fn escape_non_ascii(text: &[u8], out: &mut Vec<u8>) {
     };
     let mut i = 0;
     while i < text.len() {
-        let run = text[i..]
-            .iter()
-            .position(|&b| b >= 0x80)
-            .unwrap_or(text.len() - i);
+        let run = ascii_run(&text[i..]);
         out.extend_from_slice(&text[i..i + run]);
         i += run;
         if i >= text.len() {
