@@ -359,6 +359,7 @@ mod tests {
             "déjà vu — ✓",
             "😀x\u{10FFFF}",
             "\u{7FF}\u{800}\u{FFFF}",
+            "a long run of ascii before é and after it, more than eight bytes ✓ and 😀",
         ] {
             let mut out = Vec::new();
             super::escape_non_ascii(s.as_bytes(), &mut out);
