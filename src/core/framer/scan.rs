@@ -176,11 +176,8 @@ impl<'a> Scanner<'a> {
         let open = self.i;
         let (start, end, escaped) = self.raw_string()?;
         if !escaped {
-            // Control characters are not allowed in a JSON string: left to
-            // the validating parse, which reports them.
-            if self.b[start..end].iter().any(|&c| c < 0x20) {
-                return None;
-            }
+            // (A control character makes the line invalid JSON: JSON.parse
+            // refuses it and the recheck reports it, whatever is read here.)
             return Some(Cow::Borrowed(&self.text[start..end]));
         }
         // Rare: serde_json decodes it (None for what it refuses, such as an
@@ -230,6 +227,17 @@ impl<'a> Scanner<'a> {
             self.i += 1;
         }
         let token = &self.b[start..self.i];
+        if !token.is_empty() && token.len() <= 15 && token.iter().all(u8::is_ascii_digit) {
+            // A small non-negative integer (most ids): exact in f64.
+            if token[0] == b'0' && token.len() > 1 {
+                return None;
+            }
+            return Some(
+                token
+                    .iter()
+                    .fold(0u64, |n, &d| n * 10 + u64::from(d - b'0')) as f64,
+            );
+        }
         if !super::sanitize::is_json_number(token) {
             return None;
         }
