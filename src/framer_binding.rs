@@ -289,6 +289,29 @@ fn to_utf16(b: &[u8]) -> Vec<u16> {
     let mut out = vec![0u16; b.len()];
     let (mut i, mut o) = (0, 0);
     while i < b.len() {
+        #[cfg(target_arch = "x86_64")]
+        while i + 16 <= b.len() {
+            use std::arch::x86_64::{
+                __m128i, _mm_loadu_si128, _mm_movemask_epi8, _mm_setzero_si128, _mm_storeu_si128,
+                _mm_unpackhi_epi8, _mm_unpacklo_epi8,
+            };
+            // SAFETY: SSE2 is part of x86_64. `i + 16 <= b.len()`, and `o <=
+            // i` (never more units than bytes) with `out.len() == b.len()`,
+            // so both 16-unit stores land inside `out`.
+            unsafe {
+                let v = _mm_loadu_si128(b.as_ptr().add(i).cast::<__m128i>());
+                if _mm_movemask_epi8(v) != 0 {
+                    break;
+                }
+                let zero = _mm_setzero_si128();
+                let dst = out.as_mut_ptr().add(o).cast::<__m128i>();
+                _mm_storeu_si128(dst, _mm_unpacklo_epi8(v, zero));
+                _mm_storeu_si128(dst.add(1), _mm_unpackhi_epi8(v, zero));
+            }
+            i += 16;
+            o += 16;
+        }
+        #[cfg(not(target_arch = "x86_64"))]
         while i + 16 <= b.len() {
             let lo = u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
             let hi = u64::from_le_bytes(b[i + 8..i + 16].try_into().expect("8 bytes"));
@@ -379,6 +402,7 @@ mod tests {
             "€uro",
             "😀x",
             "a😀é€\u{10FFFF}\u{7FF}\u{800} and more ascii after it",
+            "a run of ascii longer than sixteen bytes, then é, then another long run ✓ end",
         ] {
             let want: Vec<u16> = s.encode_utf16().collect();
             assert_eq!(to_utf16(s.as_bytes()), want, "{s}");
