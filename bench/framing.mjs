@@ -6,6 +6,12 @@
 //   node bench/framing.mjs            200,000 small messages in 64 KiB chunks,
 //                                     and one 9 MiB message in 64 KiB chunks
 //   node bench/framing.mjs --quick    a tenth of the small messages, fewer runs
+//   node bench/framing.mjs --cpu      time with the main thread's own CPU time
+//                                     (Linux: /proc/thread-self/schedstat) instead
+//                                     of the wall clock: on a shared machine, time
+//                                     spent waiting for a core (and GC helper
+//                                     threads) is left out; what is compared is
+//                                     what issue 13 targets, main-thread time
 //   node bench/framing.mjs --json     for bench/run.mjs: the tables go to
 //                                     stderr, and stdout's last line is
 //                                     { rows: [...] } (one JSON line)
@@ -22,6 +28,7 @@
 // in Rust, hand the texts over), without building the objects.
 
 import { createRequire } from 'node:module';
+import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { smallMessages, bigMessage, bigTextMessage, TARGETS, BIG_SIZE } from './workloads.mjs';
 
@@ -31,6 +38,11 @@ const QUICK = args.has('--quick');
 const RUNS = QUICK ? 3 : 5;
 const SMALL_COUNT = QUICK ? 20_000 : 200_000;
 const CHUNK = 64 * 1024;
+const CPU = args.has('--cpu');
+const SCHEDSTAT = '/proc/thread-self/schedstat';
+if (CPU && !fs.existsSync(SCHEDSTAT)) throw new Error(`--cpu needs ${SCHEDSTAT} (Linux)`);
+/** Milliseconds: the wall clock, or (--cpu) the main thread's CPU time. */
+const now = CPU ? () => Number(fs.readFileSync(SCHEDSTAT, 'latin1').split(' ')[0]) / 1e6 : () => performance.now();
 
 
 const { NativeReadBuffer } = require('../lib/stdio.cjs');
@@ -96,7 +108,8 @@ const VARIANTS = [
     name: 'native framing only (no objects)',
     key: 'frameOnly',
     run: (chunks) => {
-      const framer = new StdioFramer({ sdk: 1 });
+      // As NativeReadBuffer makes it: bodies left to its JSON.parse.
+      const framer = new StdioFramer({ sdk: 1, checkBodies: false });
       let n = 0;
       for (const chunk of chunks) {
         const out = framer.push(chunk);
@@ -122,9 +135,9 @@ function median(xs) {
 
 function timeOnce(variant, input, expected) {
   globalThis.gc?.();
-  const t0 = performance.now();
+  const t0 = now();
   const n = variant.run(input);
-  const dt = performance.now() - t0;
+  const dt = now() - t0;
   if (n !== expected) throw new Error(`${variant.name}: ${n} messages, expected ${expected}`);
   return dt;
 }
@@ -158,7 +171,7 @@ function bench(label, lines, runs) {
 // native read buffer's time is readMessage()'s loop and the hand-off to the
 // dispatcher (a difference of minima: noisy, and may come out below zero).
 function handedOver(chunks) {
-  const framer = new StdioFramer({ sdk: 1 });
+  const framer = new StdioFramer({ sdk: 1, checkBodies: false });
   // The layout of push()'s result: the binding's (src/boundary.rs).
   const { OUT_ENTRIES, OUT_COUNT, OUT_BATCH, ENTRY_SIZE, ENTRY_CODE, ENTRY_SLOT, ENTRY_START, ENTRY_END } = native.boundary;
   const texts = [];
@@ -179,9 +192,9 @@ function handedOver(chunks) {
 
 function timeParse(texts) {
   globalThis.gc?.();
-  const t0 = performance.now();
+  const t0 = now();
   for (const text of texts) JSON.parse(text);
-  return performance.now() - t0;
+  return now() - t0;
 }
 
 function fmt(n, digits = 1) {
@@ -194,7 +207,7 @@ function table(b) {
   const floor = results.floor;
   const stockBest = Math.max(results.stock1.mbps, results.stock2.mbps);
   const lines = [
-    `\n${b.label}: ${fmt(b.bytes / 1e6)} MB, ${b.messages.toLocaleString('en-US')} message(s), ${b.chunks} chunks of 64 KiB; best of ${b.runs} interleaved runs (median in brackets)`,
+    `\n${b.label}: ${fmt(b.bytes / 1e6)} MB, ${b.messages.toLocaleString('en-US')} message(s), ${b.chunks} chunks of 64 KiB; best of ${b.runs} interleaved runs (median in brackets), ${CPU ? "main-thread CPU time" : "wall clock"}`,
     '',
     '| variant | ms | MB/s | native is … faster |',
     '|---|---:|---:|---:|',
@@ -253,7 +266,7 @@ function benchHandoff(count, runs) {
   const d = new Dispatcher({ sdk: 1, onResponse() {}, onRequest() {}, onNotification() {}, onInvalid() {}, onError() {} });
   // As readMessage() leaves them, then dispatch() (or not, for the baseline).
   const loop = (enabled, dispatch) => {
-    const t0 = performance.now();
+    const t0 = now();
     for (let i = 0; i < messages.length; i++) {
       rb._handoffMessage = messages[i];
       rb._handoffCode = codes[i];
@@ -262,7 +275,7 @@ function benchHandoff(count, runs) {
         else d.dispatch(messages[i], undefined);
       }
     }
-    return performance.now() - t0;
+    return now() - t0;
   };
   const off = [];
   const on = [];

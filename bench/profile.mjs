@@ -44,7 +44,8 @@ const PARTS = {
     return n;
   },
   push() {
-    const framer = new StdioFramer({ sdk: 1 });
+    // As NativeReadBuffer makes it (bodies left to its JSON.parse).
+    const framer = new StdioFramer({ sdk: 1, checkBodies: false });
     let n = 0;
     for (const chunk of chunks) n += framer.push(chunk)?.[1] ?? 0;
     return n;

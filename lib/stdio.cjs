@@ -6,10 +6,14 @@
 // Protocol validates it again). patchStdioTransport(Transport) swaps a
 // transport instance's `_readBuffer`, as its start() begins, for a
 // NativeReadBuffer with the same interface (append / readMessage / clear):
-// the Rust framer (src/core/framer.rs) splits, validates and classifies each
-// chunk in one N-API crossing and hands the chunk's valid messages over as
-// one JSON array text, which readMessage() parses with one JSON.parse on its
-// first call (src/framer_binding.rs). Everything else — the transport's
+// the Rust framer (src/core/framer.rs) splits and classifies each chunk in
+// one N-API crossing and hands the chunk's valid messages over as one JSON
+// array text, which readMessage() parses with one JSON.parse on its first
+// call (src/framer_binding.rs). The framer reads only each message's
+// envelope; its body's syntax is that JSON.parse's to check: when it throws,
+// each message is parsed on its own, and a line JSON.parse refuses gets the
+// framer's checking path's verdict (recheck), so bad lines are reported
+// exactly as if every body had been checked in Rust. Everything else — the transport's
 // processReadBuffer loop, onmessage/onerror, close — stays the SDK's.
 //
 // Drop-in: for every input, a patched transport delivers what the stock one
@@ -73,13 +77,13 @@ const { stripLikeSchema } = adapter;
 // file must not load it).
 let OUT_ENTRIES, OUT_COUNT, OUT_BATCH, ENTRY_SIZE, ENTRY_CODE, ENTRY_SLOT, ENTRY_START, ENTRY_END;
 let BAD_MESSAGE, BAD_OFFSET, BAD_LINE, BAD_REASON, BAD_TEXT;
-let CODE_KIND, CODE_ERROR, CODE_SCHEMA_STRIPS;
+let CODE_KIND, CODE_ERROR, CODE_SCHEMA_STRIPS, CODE_BAD_LINE;
 function readBoundary() {
   if (OUT_ENTRIES !== undefined) return;
   ({
     OUT_ENTRIES, OUT_COUNT, OUT_BATCH, ENTRY_SIZE, ENTRY_CODE, ENTRY_SLOT, ENTRY_START, ENTRY_END,
     BAD_MESSAGE, BAD_OFFSET, BAD_LINE, BAD_REASON, BAD_TEXT,
-    CODE_KIND, CODE_ERROR, CODE_SCHEMA_STRIPS,
+    CODE_KIND, CODE_ERROR, CODE_SCHEMA_STRIPS, CODE_BAD_LINE,
   } = native.boundary);
 }
 
@@ -152,6 +156,10 @@ class NativeReadBuffer {
       maxMessageSize: framerLimit(this._maxBufferSize),
       blankLines: options.blankLines,
       strict: options.strict === true,
+      // The framer reads each line's envelope and leaves its body's syntax
+      // to the JSON.parse below, which it runs anyway; a line JSON.parse
+      // refuses is then judged by the framer's checking path (_recheck).
+      checkBodies: false,
     });
     // The stock ReadBuffer class this one replaces, if any: it parses the
     // rare message whose schema parse drops keys (CODE_SCHEMA_STRIPS).
@@ -225,6 +233,23 @@ class NativeReadBuffer {
     this._count = out[OUT_COUNT];
   }
 
+  // The outcome of entry `index` of the last push, a message the framer
+  // handed over with its body unchecked, when JSON.parse refused its text:
+  // what the framer's checking path says (as if it had checked it in the
+  // first place): { message: null } for a line the SDK drops, or a bad
+  // line's { message, error } (_badLine), or, should that path accept what
+  // V8 refused, an error.
+  _recheck(index, parseError) {
+    const out = this._framer.recheck(index);
+    if (out === undefined) return { message: null, error: undefined };
+    const entries = out[OUT_ENTRIES];
+    if (entries[ENTRY_CODE] > 0) {
+      return { message: undefined, error: new StdioFramingError(`JSON.parse rejected a message the framer accepted: ${parseError?.message}`, undefined, undefined, 'malformed-json') };
+    }
+    const { message, error } = this._badLine(out, entries[ENTRY_SLOT], entries[ENTRY_START] === 1);
+    return { message, error };
+  }
+
   readMessage() {
     if (this._backlog !== null) return this._readBacklog();
     return this._readCurrent();
@@ -238,7 +263,7 @@ class NativeReadBuffer {
     const meta = this._meta;
     const out = this._out;
     const k = ENTRY_SIZE * this._next++;
-    const code = meta[k + ENTRY_CODE];
+    let code = meta[k + ENTRY_CODE];
     const s = meta[k + ENTRY_SLOT];
     let message;
     let error;
@@ -253,13 +278,24 @@ class NativeReadBuffer {
     } else if (s === OUT_BATCH) {
       const batch = this._batch ?? (this._batch = parseBatch(out, meta, count));
       message = batch[this._ordinal++];
-      if (message instanceof StdioFramingError) error = message;
+      if (message instanceof Refused) {
+        ({ message, error } = this._recheck(k / ENTRY_SIZE, message.error));
+        code = CODE_BAD_LINE;
+      }
     } else {
-      message = JSON.parse(out[s].slice(meta[k + ENTRY_START], meta[k + ENTRY_END]));
+      try {
+        message = JSON.parse(out[s].slice(meta[k + ENTRY_START], meta[k + ENTRY_END]));
+      } catch (parseError) {
+        ({ message, error } = this._recheck(k / ENTRY_SIZE, parseError));
+        code = CODE_BAD_LINE;
+      }
     }
     if (code > 0 && ((code & CODE_SCHEMA_STRIPS) !== 0 || (this._verify && (code & CODE_KIND) === CODE_ERROR)) && error === undefined) {
       try {
-        message = this._asSdkParses(message, out[s].slice(meta[k + ENTRY_START], meta[k + ENTRY_END]));
+        // The line's text as it came (the handed-over text may have escapes
+        // instead of characters beyond ASCII, which an SDK error could quote).
+        const text = this._framer.text(k / ENTRY_SIZE) ?? out[s].slice(meta[k + ENTRY_START], meta[k + ENTRY_END]);
+        message = this._asSdkParses(message, text);
       } catch (sdkError) {
         error = sdkError;
       }
@@ -337,21 +373,31 @@ function framingError(out, e) {
   return new StdioFramingError(out[e + BAD_MESSAGE], out[e + BAD_OFFSET], out[e + BAD_LINE], out[e + BAD_REASON]);
 }
 
-/** The chunk's messages: JSON.parse of the batch text out[OUT_BATCH] (see src/boundary.rs). */
+/** A batch element JSON.parse refused (parseBatch); the framer rechecks its line. */
+class Refused {
+  constructor(error) {
+    this.error = error;
+  }
+}
+
+/**
+ * The chunk's messages: JSON.parse of the batch text out[OUT_BATCH] (see
+ * src/boundary.rs). The framer read only their envelopes: when the batch
+ * does not parse, each message is parsed on its own, and one JSON.parse
+ * refuses is a Refused (its line is then rechecked by the framer).
+ */
 function parseBatch(out, meta, count) {
   const text = out[OUT_BATCH];
   try {
     return JSON.parse(text);
   } catch {
-    // Not expected (every message passed serde_json): parse them one by one,
-    // so that only a message V8 disagrees about fails.
     const items = [];
     for (let k = 0; k < ENTRY_SIZE * count; k += ENTRY_SIZE) {
       if (meta[k + ENTRY_CODE] <= 0 || meta[k + ENTRY_SLOT] !== OUT_BATCH) continue;
       try {
         items.push(JSON.parse(text.slice(meta[k + ENTRY_START], meta[k + ENTRY_END])));
       } catch (error) {
-        items.push(new StdioFramingError(`JSON.parse rejected a message the framer accepted: ${error.message}`, undefined, undefined, 'malformed-json'));
+        items.push(new Refused(error));
       }
     }
     return items;

@@ -23,11 +23,22 @@
 //!   `JSON.parse` per line, and ~2.7x faster than building the objects
 //!   through N-API from a `serde_json::Value` (both were built and
 //!   measured, then dropped). A line over 64 KiB assembled across chunks gets
-//!   a string of its own instead, to spare a copy.
+//!   a string of its own instead, to spare a copy. A batch with a few
+//!   characters beyond ASCII has them written as `\uXXXX` escapes (the
+//!   entries' ranges are in that text), so that it stays a one-byte string.
 //! * `out[3..]`: those strings and the error fields.
 //!
-//! Every line has been validated (UTF-8, JSON, JSON-RPC shape) and classified
-//! in Rust before it reaches JavaScript.
+//! With `checkBodies: true` (the default) every line has been validated
+//! (UTF-8, JSON, JSON-RPC shape) and classified in Rust before it reaches
+//! JavaScript. With `checkBodies: false` (what `lib/stdio.cjs` uses) a
+//! message's envelope is read and classified, its body's JSON syntax is
+//! left to the `JSON.parse` JavaScript runs anyway: when that throws for a
+//! message, `framer.recheck(entryIndex)` gives the checking path's
+//! outcome for its line (a result like `push`'s with one entry, or
+//! `undefined` for a line the configured SDK drops), from the raw text the
+//! framer kept; `framer.text(entryIndex)` is that raw text (the batch and a
+//! big message's own string may hold `\uXXXX` escapes instead). Both are
+//! valid until the next `push` or `clear`.
 //!
 //! Memory safety (issue 15): no JavaScript runs inside `push` or `clear`.
 //! The result array is built with `napi_define_properties` (a data property
@@ -126,8 +137,125 @@ fn text_string(env: sys::napi_env, bytes: &[u8]) -> Result<sys::napi_value> {
     if max < 0xC4 {
         return latin1(env, &to_latin1(bytes));
     }
-    let units = to_utf16(bytes);
+    utf16_string(env, to_utf16(bytes))
+}
+
+/// A UTF-16 string this long or longer is handed to V8 as an external
+/// string (no copy into the V8 heap) where the runtime has them.
+const EXTERNAL_MIN_UNITS: usize = 1 << 20;
+
+/// Whether `node_api_create_external_string_utf16` may be called: Node
+/// exports it from 20.4 on (N-API 10 made it stable); another runtime that
+/// says it is Node but lacks it fails the call, and the string is copied.
+fn external_strings(env: sys::napi_env) -> bool {
+    use std::sync::atomic::{AtomicU8, Ordering};
+    // 0: not asked yet, 1: yes, 2: no.
+    static KNOWN: AtomicU8 = AtomicU8::new(0);
+    match KNOWN.load(Ordering::Relaxed) {
+        1 => return true,
+        2 => return false,
+        _ => {}
+    }
+    let mut version: *const sys::napi_node_version = ptr::null();
+    let yes = unsafe { sys::napi_get_node_version(env, &mut version) } == OK
+        && !version.is_null()
+        && unsafe {
+            let v = &*version;
+            let release = std::ffi::CStr::from_ptr(v.release);
+            release.to_bytes() == b"node" && (v.major > 20 || (v.major == 20 && v.minor >= 4))
+        };
+    KNOWN.store(if yes { 1 } else { 2 }, Ordering::Relaxed);
+    yes
+}
+
+/// Frees the units of an external string (V8 calls it when the string is
+/// collected, or at once if it copied them).
+unsafe extern "C" fn free_units(
+    _env: sys::node_api_basic_env,
+    _data: *mut std::ffi::c_void,
+    hint: *mut std::ffi::c_void,
+) {
+    // SAFETY: `hint` is the `Box<Vec<u16>>` leaked by `utf16_string`, and
+    // this is called once for it.
+    drop(unsafe { Box::from_raw(hint.cast::<Vec<u16>>()) });
+}
+
+/// Frees the bytes of an external Latin-1 string (see `free_units`).
+unsafe extern "C" fn free_bytes(
+    _env: sys::node_api_basic_env,
+    _data: *mut std::ffi::c_void,
+    hint: *mut std::ffi::c_void,
+) {
+    // SAFETY: `hint` is the `Box<Vec<u8>>` leaked by `latin1_string`, and
+    // this is called once for it.
+    drop(unsafe { Box::from_raw(hint.cast::<Vec<u8>>()) });
+}
+
+/// A one-byte string of `bytes` (Latin-1): a big one external, as
+/// `utf16_string`.
+fn latin1_string(env: sys::napi_env, bytes: Vec<u8>) -> Result<sys::napi_value> {
+    if bytes.len() >= EXTERNAL_MIN_UNITS && external_strings(env) {
+        let (data, len) = (bytes.as_ptr(), bytes.len());
+        let hint = Box::into_raw(Box::new(bytes));
+        let mut v = ptr::null_mut();
+        let mut copied = false;
+        // SAFETY: as in `utf16_string`.
+        let status = unsafe {
+            sys::node_api_create_external_string_latin1(
+                env,
+                data.cast(),
+                len as isize,
+                Some(free_bytes),
+                hint.cast(),
+                &mut v,
+                &mut copied,
+            )
+        };
+        if status == OK {
+            return Ok(v);
+        }
+        // SAFETY: as in `utf16_string`.
+        let bytes = unsafe { Box::from_raw(hint) };
+        return latin1(env, &bytes);
+    }
+    latin1(env, &bytes)
+}
+
+/// A string of UTF-16 `units`: a big one as an external string that owns
+/// them (V8 would otherwise copy megabytes into its heap), else copied.
+fn utf16_string(env: sys::napi_env, units: Vec<u16>) -> Result<sys::napi_value> {
     let mut v = ptr::null_mut();
+    if units.len() >= EXTERNAL_MIN_UNITS && external_strings(env) {
+        let (data, len) = (units.as_ptr(), units.len());
+        let hint = Box::into_raw(Box::new(units));
+        let mut copied = false;
+        // SAFETY: `data` points to `len` units owned by `*hint`, which stays
+        // alive (heap, not moved) until `free_units` drops it.
+        let status = unsafe {
+            sys::node_api_create_external_string_utf16(
+                env,
+                data,
+                len as isize,
+                Some(free_units),
+                hint.cast(),
+                &mut v,
+                &mut copied,
+            )
+        };
+        if status == OK {
+            return Ok(v);
+        }
+        // Not created (the finalizer was not called): take the units back.
+        // SAFETY: `hint` came from `Box::into_raw` above and nothing else has it.
+        let units = unsafe { Box::from_raw(hint) };
+        check(
+            unsafe {
+                sys::napi_create_string_utf16(env, units.as_ptr(), units.len() as isize, &mut v)
+            },
+            "creating a string",
+        )?;
+        return Ok(v);
+    }
     check(
         unsafe { sys::napi_create_string_utf16(env, units.as_ptr(), units.len() as isize, &mut v) },
         "creating a string",
@@ -161,6 +289,41 @@ fn to_utf16(b: &[u8]) -> Vec<u16> {
     let mut out = vec![0u16; b.len()];
     let (mut i, mut o) = (0, 0);
     while i < b.len() {
+        #[cfg(target_arch = "x86_64")]
+        while i + 16 <= b.len() {
+            use std::arch::x86_64::{
+                __m128i, _mm_loadu_si128, _mm_movemask_epi8, _mm_setzero_si128, _mm_storeu_si128,
+                _mm_unpackhi_epi8, _mm_unpacklo_epi8,
+            };
+            // SAFETY: SSE2 is part of x86_64. `i + 16 <= b.len()`, and `o <=
+            // i` (never more units than bytes) with `out.len() == b.len()`,
+            // so both 16-unit stores land inside `out`.
+            unsafe {
+                let v = _mm_loadu_si128(b.as_ptr().add(i).cast::<__m128i>());
+                if _mm_movemask_epi8(v) != 0 {
+                    break;
+                }
+                let zero = _mm_setzero_si128();
+                let dst = out.as_mut_ptr().add(o).cast::<__m128i>();
+                _mm_storeu_si128(dst, _mm_unpacklo_epi8(v, zero));
+                _mm_storeu_si128(dst.add(1), _mm_unpackhi_epi8(v, zero));
+            }
+            i += 16;
+            o += 16;
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        while i + 16 <= b.len() {
+            let lo = u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+            let hi = u64::from_le_bytes(b[i + 8..i + 16].try_into().expect("8 bytes"));
+            if (lo | hi) & 0x8080_8080_8080_8080 != 0 {
+                break;
+            }
+            for (dst, &src) in out[o..o + 16].iter_mut().zip(&b[i..i + 16]) {
+                *dst = src as u16;
+            }
+            i += 16;
+            o += 16;
+        }
         while i + 8 <= b.len() {
             let word = u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
             if word & 0x8080_8080_8080_8080 != 0 {
@@ -212,6 +375,24 @@ mod tests {
     use super::{to_latin1, to_utf16};
 
     #[test]
+    fn escaping_non_ascii() {
+        for s in [
+            "",
+            "abc",
+            "déjà vu — ✓",
+            "😀x\u{10FFFF}",
+            "\u{7FF}\u{800}\u{FFFF}",
+            "a long run of ascii before é and after it, more than eight bytes ✓ and 😀",
+        ] {
+            let mut out = Vec::new();
+            super::escape_non_ascii(s.as_bytes(), &mut out);
+            assert!(out.is_ascii());
+            let quoted = format!("\"{}\"", String::from_utf8(out).unwrap());
+            assert_eq!(serde_json::from_str::<String>(&quoted).unwrap(), s);
+        }
+    }
+
+    #[test]
     fn utf16_transcoding() {
         for s in [
             "",
@@ -221,6 +402,7 @@ mod tests {
             "€uro",
             "😀x",
             "a😀é€\u{10FFFF}\u{7FF}\u{800} and more ascii after it",
+            "a run of ascii longer than sixteen bytes, then é, then another long run ✓ end",
         ] {
             let want: Vec<u16> = s.encode_utf16().collect();
             assert_eq!(to_utf16(s.as_bytes()), want, "{s}");
@@ -280,6 +462,16 @@ fn read_options(env: sys::napi_env, options: sys::napi_value) -> Result<FramerOp
                 )
             }
         }
+    }
+    let check_bodies = named(env, options, c"checkBodies")?;
+    match type_of(env, check_bodies) {
+        sys::ValueType::napi_undefined => {}
+        sys::ValueType::napi_boolean => {
+            let mut b = true;
+            unsafe { sys::napi_get_value_bool(env, check_bodies, &mut b) };
+            o.check_bodies = b;
+        }
+        _ => return type_error("new StdioFramer(options): options.checkBodies must be a boolean"),
     }
     let blank = named(env, options, c"blankLines")?;
     if type_of(env, blank) != sys::ValueType::napi_undefined {
@@ -353,6 +545,9 @@ fn chunk_bytes<'a>(env: sys::napi_env, chunk: sys::napi_value) -> Result<Cow<'a,
 /// rather than a copy into the batch.
 const BATCH_MAX_COPY: usize = 64 * 1024;
 
+/// A batch buffer larger than this is released after use.
+const BATCH_KEEP: usize = 1 << 20;
+
 /// Collects one push's lines into `meta`, the batch and the values of
 /// `out[3..]`.
 struct JsSink {
@@ -363,7 +558,30 @@ struct JsSink {
     /// The messages, as the text of one JSON array, and its UTF-16 length.
     batch: Vec<u8>,
     batch_units: usize,
+    /// Each batch message's entry (its index in `meta`) and byte range in
+    /// `batch`.
+    batch_spans: Vec<(usize, usize, usize)>,
+    /// Bytes of the batch beyond its UTF-16 length (a measure of how much of
+    /// it is not ASCII).
+    batch_non_ascii: usize,
+    /// The batch with its non-ASCII characters escaped (see `batch_string`).
+    escaped: Vec<u8>,
+    /// The messages whose bodies were not checked (`Message::checked`), in
+    /// entry order: what `recheck` needs.
+    pending: Vec<Pending>,
     failure: Option<Error>,
+}
+
+/// A message handed over unchecked: its entry's index, where its line was,
+/// and its text: `batch[start..end]`, or (a line with a string of its own)
+/// that string, which JavaScript passes back.
+#[derive(Clone, Copy)]
+struct Pending {
+    entry: usize,
+    offset: u64,
+    number: u64,
+    terminator: usize,
+    text: Option<(usize, usize)>,
 }
 
 /// The first index of `out` after the entries, the count and the batch.
@@ -391,6 +609,10 @@ impl JsSink {
             meta: Vec::new(),
             batch: Vec::new(),
             batch_units: 0,
+            batch_spans: Vec::new(),
+            batch_non_ascii: 0,
+            escaped: Vec::new(),
+            pending: Vec::new(),
             failure: None,
         }
     }
@@ -460,17 +682,44 @@ impl JsSink {
                     } else {
                         0
                     };
+                let mut pending = Pending {
+                    entry: self.meta.len() / boundary::ENTRY_SIZE,
+                    offset: line.offset,
+                    number: line.number,
+                    terminator: line.terminator,
+                    text: None,
+                };
                 if line.span.is_none() && m.text.len() > BATCH_MAX_COPY {
                     // A big line assembled across chunks: a string of its own,
                     // taken whole (`slice(0, i32::MAX)` is the string itself).
-                    let s = text_string(self.env, m.text.as_bytes())?;
+                    // Escaped like a batch when little of it is beyond ASCII
+                    // (its raw text stays in the framer: `Framer::assembled`).
+                    let non_ascii = m.text.len() - utf16_len(m.text);
+                    let s = if non_ascii > 0 && non_ascii * ESCAPE_BELOW <= m.text.len() {
+                        let mut out = Vec::with_capacity(m.text.len() + non_ascii * 4);
+                        escape_non_ascii(m.text.as_bytes(), &mut out);
+                        latin1_string(self.env, out)?
+                    } else {
+                        text_string(self.env, m.text.as_bytes())?
+                    };
                     let slot = self.append(s)? as i32;
                     self.entry([code, slot, 0, i32::MAX]);
+                    if !m.checked {
+                        self.pending.push(pending);
+                    }
                 } else {
                     let units = line.utf16_len.unwrap_or_else(|| utf16_len(m.text));
                     self.batch
                         .push(if self.batch.is_empty() { b'[' } else { b',' });
+                    if !m.checked {
+                        pending.text = Some((self.batch.len(), self.batch.len() + m.text.len()));
+                        self.pending.push(pending);
+                    }
+                    let byte_start = self.batch.len();
                     self.batch.extend_from_slice(m.text.as_bytes());
+                    self.batch_spans
+                        .push((self.meta.len(), byte_start, self.batch.len()));
+                    self.batch_non_ascii += m.text.len() - units;
                     let start = self.batch_units + 1;
                     self.batch_units = start + units;
                     self.entry([
@@ -487,6 +736,38 @@ impl JsSink {
         Ok(())
     }
 
+    /// The result array (see the module docs), or `undefined` when no line
+    /// was reported; `entries` makes the entries array.
+    fn finish(
+        &mut self,
+        env: sys::napi_env,
+        entries: impl FnOnce(sys::napi_env, &[i32]) -> Result<sys::napi_value>,
+    ) -> Result<sys::napi_value> {
+        if let Some(e) = self.failure.take() {
+            return Err(e);
+        }
+        if self.meta.is_empty() {
+            let mut undefined = ptr::null_mut();
+            unsafe { sys::napi_get_undefined(env, &mut undefined) };
+            return Ok(undefined);
+        }
+        // The batch string first: escaping it moves the entries' ranges.
+        let batch = self.batch_string()?;
+        let meta = entries(env, &self.meta)?;
+        let mut count = ptr::null_mut();
+        check(
+            unsafe {
+                sys::napi_create_uint32(
+                    env,
+                    (self.meta.len() / boundary::ENTRY_SIZE) as u32,
+                    &mut count,
+                )
+            },
+            "creating a number",
+        )?;
+        define_array(env, &out_head(meta, count, batch), &self.values)
+    }
+
     /// The batch string (`out[2]`), or `undefined` when no message went into it.
     fn batch_string(&mut self) -> Result<sys::napi_value> {
         if self.batch.is_empty() {
@@ -495,7 +776,102 @@ impl JsSink {
             return Ok(undefined);
         }
         self.batch.push(b']');
-        text_string(self.env, &self.batch)
+        if self.batch_non_ascii == 0 {
+            return latin1(self.env, &self.batch);
+        }
+        if self.batch_non_ascii * ESCAPE_BELOW > self.batch.len() {
+            // Mostly not ASCII: UTF-16.
+            return text_string(self.env, &self.batch);
+        }
+        // A few characters that are not ASCII (a message in a chunk of
+        // hundreds): written as `\uXXXX` escapes, the batch stays ASCII, a
+        // one-byte string V8 copies as is, instead of a UTF-16 transcode of
+        // the whole chunk at twice the size. Valid: every message is a JSON
+        // object whose characters beyond ASCII can only be inside strings,
+        // and never right after a backslash (the envelope scan and
+        // serde_json both refuse `\` before anything but an escape
+        // character); so each message parses to the same value. The raw
+        // batch is kept (for `recheck`); the entries' ranges move to the
+        // escaped text.
+        let mut out = std::mem::take(&mut self.escaped);
+        out.clear();
+        out.reserve(self.batch.len() + self.batch_non_ascii * 4);
+        let mut copied = 0;
+        for &(entry, start, end) in &self.batch_spans {
+            out.extend_from_slice(&self.batch[copied..start]);
+            self.meta[entry + boundary::ENTRY_START] = out.len() as i32;
+            escape_non_ascii(&self.batch[start..end], &mut out);
+            self.meta[entry + boundary::ENTRY_END] = out.len() as i32;
+            copied = end;
+        }
+        out.extend_from_slice(&self.batch[copied..]);
+        let result = latin1(self.env, &out);
+        self.escaped = out;
+        result
+    }
+}
+
+/// A batch whose non-ASCII share (bytes beyond its UTF-16 length, per byte)
+/// is below 1 / this is escaped to ASCII rather than transcoded to UTF-16.
+const ESCAPE_BELOW: usize = 16;
+
+/// The length of the ASCII run `b` starts with (eight bytes at a time).
+fn ascii_run(b: &[u8]) -> usize {
+    let mut i = 0;
+    while i + 8 <= b.len() {
+        let w = u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+        let high = w & 0x8080_8080_8080_8080;
+        if high != 0 {
+            return i + (high.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i + b[i..]
+        .iter()
+        .position(|&x| x >= 0x80)
+        .unwrap_or(b.len() - i)
+}
+
+/// Appends valid UTF-8 `text` with every character beyond ASCII written as
+/// JSON `\uXXXX` escapes (two for one outside the BMP).
+fn escape_non_ascii(text: &[u8], out: &mut Vec<u8>) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let unit = |u: u16, out: &mut Vec<u8>| {
+        out.extend_from_slice(&[
+            b'\\',
+            b'u',
+            HEX[(u >> 12) as usize],
+            HEX[((u >> 8) & 15) as usize],
+            HEX[((u >> 4) & 15) as usize],
+            HEX[(u & 15) as usize],
+        ]);
+    };
+    let mut i = 0;
+    while i < text.len() {
+        let run = ascii_run(&text[i..]);
+        out.extend_from_slice(&text[i..i + run]);
+        i += run;
+        if i >= text.len() {
+            break;
+        }
+        let lead = text[i];
+        let (len, init) = match lead {
+            0xC0..=0xDF => (2, (lead & 0x1F) as u32),
+            0xE0..=0xEF => (3, (lead & 0x0F) as u32),
+            _ => (4, (lead & 0x07) as u32),
+        };
+        let mut cp = init;
+        for &cont in &text[i + 1..(i + len).min(text.len())] {
+            cp = (cp << 6) | (cont & 0x3F) as u32;
+        }
+        if cp >= 0x1_0000 {
+            let c = cp - 0x1_0000;
+            unit(0xD800 | (c >> 10) as u16, out);
+            unit(0xDC00 | (c & 0x3FF) as u16, out);
+        } else {
+            unit(cp as u16, out);
+        }
+        i += len;
     }
 }
 
@@ -599,6 +975,10 @@ pub struct StdioFramer {
 
 struct State {
     framer: Framer,
+    /// The last push's batch text (kept for `recheck`, and reused).
+    batch_raw: Vec<u8>,
+    /// The last push's unchecked messages.
+    pending: Vec<Pending>,
     /// The reused entries `Int32Array` (its data pointer is read again on
     /// every use: JavaScript may detach it between calls).
     meta_ref: sys::napi_ref,
@@ -620,6 +1000,8 @@ impl StdioFramer {
                 env,
                 state: RefCell::new(State {
                     framer: Framer::new(options),
+                    batch_raw: Vec::new(),
+                    pending: Vec::new(),
                     meta_ref: ptr::null_mut(),
                     reported: 0,
                 }),
@@ -638,31 +1020,86 @@ impl StdioFramer {
                 return type_error("StdioFramer.push(chunk): chunk larger than 1 GiB");
             }
             let mut sink = JsSink::new(env);
+            // The last push's batch text is kept for `recheck` until now.
+            sink.batch = std::mem::take(&mut state.batch_raw);
+            sink.batch.clear();
+            state.pending.clear();
             state.framer.push(&bytes[..], &mut sink);
             drop(bytes);
+            let result = sink.finish(env, |env, meta| state.write_meta(env, meta));
+            state.pending = std::mem::take(&mut sink.pending);
+            state.batch_raw = std::mem::take(&mut sink.batch);
+            if state.batch_raw.capacity() > BATCH_KEEP {
+                state.batch_raw = Vec::new();
+            }
             state.report_memory(env);
-            if let Some(e) = sink.failure.take() {
-                return Err(e);
+            result
+        })
+    }
+
+    /// The checking path's outcome for entry `entry` of the last push, a
+    /// message handed over with its body unchecked (`checkBodies: false`)
+    /// whose text `JSON.parse` refused: a result like `push`'s with one entry
+    /// (a bad line, or, should the checking parse accept what V8 refused, the
+    /// message), or `undefined` (a line the configured SDK drops).
+    #[napi]
+    pub fn recheck(&self, env: Env, entry: Unknown) -> Result<sys::napi_value> {
+        let (env, entry) = (env.raw(), entry.raw());
+        guarded("StdioFramer.recheck()", || {
+            let index = match number(env, entry) {
+                Some(n) if n >= 0.0 && n.trunc() == n => n as usize,
+                _ => return type_error("StdioFramer.recheck(entry): entry must be an entry index"),
+            };
+            let state = self.borrow_state("recheck")?;
+            let Ok(at) = state.pending.binary_search_by_key(&index, |p| p.entry) else {
+                return type_error(
+                    "StdioFramer.recheck(entry): entry is not an unchecked message of the last push",
+                );
+            };
+            let p = state.pending[at];
+            let bytes = state.raw_text(&p);
+            let line = Line {
+                offset: p.offset,
+                number: p.number,
+                span: None,
+                terminator: p.terminator,
+                utf16_len: None,
+            };
+            let mut sink = JsSink::new(env);
+            state.framer.recheck(bytes, line, &mut sink);
+            // A fresh entries array: the reused one holds the push's entries,
+            // which JavaScript is still reading.
+            sink.finish(env, new_int32_array)
+        })
+    }
+
+    /// The text of entry `entry` of the last push, a message handed over
+    /// with its body unchecked, as it was on the wire (the batch and a big
+    /// message's string may have escapes instead of characters beyond
+    /// ASCII); `undefined` for another entry.
+    #[napi]
+    pub fn text(&self, env: Env, entry: Unknown) -> Result<sys::napi_value> {
+        let (env, entry) = (env.raw(), entry.raw());
+        guarded("StdioFramer.text()", || {
+            let state = self.borrow_state("text")?;
+            let found = number(env, entry)
+                .filter(|n| *n >= 0.0 && n.trunc() == *n)
+                .and_then(|n| {
+                    let at = state
+                        .pending
+                        .binary_search_by_key(&(n as usize), |p| p.entry)
+                        .ok()?;
+                    Some(state.pending[at])
+                });
+            match found {
+                // The framed text is valid UTF-8 (an unchecked message's always is).
+                Some(p) => text_string(env, state.raw_text(&p)),
+                None => {
+                    let mut undefined = ptr::null_mut();
+                    unsafe { sys::napi_get_undefined(env, &mut undefined) };
+                    Ok(undefined)
+                }
             }
-            if sink.meta.is_empty() {
-                let mut undefined = ptr::null_mut();
-                unsafe { sys::napi_get_undefined(env, &mut undefined) };
-                return Ok(undefined);
-            }
-            let meta = state.write_meta(env, &sink.meta)?;
-            let mut count = ptr::null_mut();
-            check(
-                unsafe {
-                    sys::napi_create_uint32(
-                        env,
-                        (sink.meta.len() / boundary::ENTRY_SIZE) as u32,
-                        &mut count,
-                    )
-                },
-                "creating a number",
-            )?;
-            let batch = sink.batch_string()?;
-            define_array(env, &out_head(meta, count, batch), &sink.values)
         })
     }
 
@@ -673,6 +1110,7 @@ impl StdioFramer {
         guarded("StdioFramer.clear()", || {
             let mut state = self.borrow_state("clear")?;
             state.framer.clear();
+            state.pending.clear();
             state.report_memory(env);
             Ok(())
         })
@@ -694,9 +1132,18 @@ impl StdioFramer {
 }
 
 impl State {
+    /// The raw text of an unchecked message of the last push.
+    fn raw_text(&self, p: &Pending) -> &[u8] {
+        match p.text {
+            Some((start, end)) => &self.batch_raw[start..end],
+            // A line assembled across chunks, the only one of its push.
+            None => self.framer.assembled(),
+        }
+    }
+
     /// Tells V8 how much native memory the framer holds now.
     fn report_memory(&mut self, env: sys::napi_env) {
-        let now = self.framer.heap_bytes();
+        let now = self.framer.heap_bytes() + self.batch_raw.capacity();
         if now != self.reported {
             let change = now as i64 - self.reported as i64;
             let mut total = 0i64;
@@ -741,30 +1188,7 @@ impl State {
             }
         }
         // First use, too small, or detached: a new array.
-        let cap = meta.len().max(1024).next_power_of_two();
-        let mut data = ptr::null_mut();
-        let mut buffer = ptr::null_mut();
-        check(
-            unsafe { sys::napi_create_arraybuffer(env, cap * 4, &mut data, &mut buffer) },
-            "allocating the entries array",
-        )?;
-        let mut array = ptr::null_mut();
-        check(
-            unsafe {
-                sys::napi_create_typedarray(
-                    env,
-                    sys::TypedarrayType::int32_array,
-                    cap,
-                    buffer,
-                    0,
-                    &mut array,
-                )
-            },
-            "allocating the entries array",
-        )?;
-        // SAFETY: `data` is the new buffer's `cap * 4` bytes (cap >=
-        // meta.len()), just allocated; no JavaScript has seen it yet.
-        unsafe { ptr::copy_nonoverlapping(meta.as_ptr(), data.cast::<i32>(), meta.len()) };
+        let array = int32_array(env, meta, meta.len().max(1024).next_power_of_two())?;
         let mut r = ptr::null_mut();
         check(
             unsafe { sys::napi_create_reference(env, array, 1, &mut r) },
@@ -776,6 +1200,41 @@ impl State {
         self.meta_ref = r;
         Ok(array)
     }
+}
+
+/// A new `Int32Array` of `meta.len()` integers holding `meta`.
+fn new_int32_array(env: sys::napi_env, meta: &[i32]) -> Result<sys::napi_value> {
+    int32_array(env, meta, meta.len())
+}
+
+/// A new `Int32Array` of `cap` (>= `meta.len()`) integers starting with `meta`.
+fn int32_array(env: sys::napi_env, meta: &[i32], cap: usize) -> Result<sys::napi_value> {
+    let mut data = ptr::null_mut();
+    let mut buffer = ptr::null_mut();
+    check(
+        unsafe { sys::napi_create_arraybuffer(env, cap * 4, &mut data, &mut buffer) },
+        "allocating the entries array",
+    )?;
+    let mut array = ptr::null_mut();
+    check(
+        unsafe {
+            sys::napi_create_typedarray(
+                env,
+                sys::TypedarrayType::int32_array,
+                cap,
+                buffer,
+                0,
+                &mut array,
+            )
+        },
+        "allocating the entries array",
+    )?;
+    if !meta.is_empty() {
+        // SAFETY: `data` is the new buffer's `cap * 4` bytes (cap >=
+        // meta.len()), just allocated; no JavaScript has seen it yet.
+        unsafe { ptr::copy_nonoverlapping(meta.as_ptr(), data.cast::<i32>(), meta.len()) };
+    }
+    Ok(array)
 }
 
 impl Drop for StdioFramer {

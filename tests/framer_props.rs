@@ -364,3 +364,163 @@ proptest! {
         }
     }
 }
+
+// --- the envelope scan (check_bodies: false) ---------------------------------
+
+/// One line's outcome, with what a recheck needs; and for a message,
+/// whether it was checked, and the rest of what the framer read of it.
+#[derive(Default)]
+struct Lines(Vec<(Line, Seen, Option<bool>, String)>);
+
+impl FrameSink for Lines {
+    fn line(&mut self, line: &Line, outcome: LineOutcome<'_>) {
+        let (checked, more) = match &outcome {
+            LineOutcome::Message(m) => (
+                Some(m.checked),
+                format!(
+                    "{} {:?} {:?} {:?}",
+                    m.schema_strips,
+                    m.id(),
+                    m.method(),
+                    m.progress_token()
+                ),
+            ),
+            _ => (None, String::new()),
+        };
+        let seen = match outcome {
+            LineOutcome::Message(m) => {
+                Seen::Message(m.text.to_owned(), m.kind.clone(), m.valid_in_both)
+            }
+            LineOutcome::Skipped => Seen::Skipped(line.offset),
+            LineOutcome::Error(e) => Seen::Error(e),
+        };
+        self.0.push((*line, seen, checked, more));
+    }
+}
+
+/// Frames `stream` with and without checking bodies: every line the scan
+/// hands over unchecked is, when it is valid JSON, the message the checking
+/// path gives, and otherwise (as when JSON.parse refuses it) its recheck
+/// gives exactly the checking path's outcome. Everything else is identical.
+fn scan_agrees(options: FramerOptions, stream: &[u8]) -> Result<(), TestCaseError> {
+    let mut checked = Framer::new(options);
+    let mut want = Lines::default();
+    checked.push(stream, &mut want);
+    let mut lazy = Framer::new(FramerOptions {
+        check_bodies: false,
+        ..options
+    });
+    let mut got = Lines::default();
+    lazy.push(stream, &mut got);
+    prop_assert_eq!(got.0.len(), want.0.len());
+    for ((line, seen, flag, more), (_, expected, _, expected_more)) in got.0.iter().zip(&want.0) {
+        if *flag != Some(false) {
+            prop_assert_eq!(seen, expected);
+            prop_assert_eq!(more, expected_more);
+            continue;
+        }
+        let Seen::Message(text, ..) = seen else {
+            unreachable!()
+        };
+        if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() {
+            prop_assert_eq!(seen, expected, "{}", text);
+            prop_assert_eq!(more, expected_more, "{}", text);
+        }
+        let mut again = Lines::default();
+        let (start, end) = line.span.expect("a line inside the chunk");
+        lazy.recheck(&stream[start..end], *line, &mut again);
+        prop_assert_eq!(again.0.len(), 1);
+        prop_assert_eq!(&again.0[0].1, expected, "{}", text);
+    }
+    Ok(())
+}
+
+/// Bodies that are not JSON, in otherwise valid envelopes.
+fn bad_body() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("[1,]".to_owned()),
+        Just("{\"a\":tru}".to_owned()),
+        Just("{\"a\" 1}".to_owned()),
+        Just("\"\\x\"".to_owned()),
+        Just("\"a\u{1}b\"".to_owned()),
+        Just("01".to_owned()),
+        Just("{\"a\":[}]}".to_owned()),
+        Just("é".to_owned()),
+        Just("\"\\é\"".to_owned()),
+        Just("1e400".to_owned()),
+        Just("\"\\ud800\"".to_owned()),
+        Just("{\"a\":1}}".to_owned()),
+        "[\\[\\]{}\",:a-z0-9é\\\\ ]{0,12}",
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+
+    /// Generated messages and garbage (the `line()` mix), both profiles.
+    #[test]
+    fn scan_matches_the_checking_path(bytes in stream(), opts in any_options()) {
+        scan_agrees(opts, &bytes)?;
+    }
+
+    /// Valid envelopes around bodies that are not JSON, in every place the
+    /// scan skips or reads, with extra whitespace and repeated keys.
+    #[test]
+    fn scan_leaves_bad_bodies_to_the_recheck(
+        body in bad_body(),
+        place in 0usize..7,
+        v2 in any::<bool>(),
+    ) {
+        let line = match place {
+            0 => format!(r#"{{"jsonrpc":"2.0","method":"m","params":{{"x":{body}}}}}"#),
+            1 => format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"content":[{body}]}}}}"#),
+            2 => format!(r#"{{"jsonrpc":"2.0","id":{body},"method":"m"}}"#),
+            3 => format!(r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":1,"message":"m","data":{body}}}}}"#),
+            4 => format!(r#" {{ "jsonrpc" : "2.0" , "method":"m","params":{{"_meta":{{"progressToken":1,"x":{body}}}}} }} "#),
+            5 => format!(r#"{{"jsonrpc":"2.0","method":"m","x":{body},"method":"n"}}"#),
+            _ => format!(r#"{{"jsonrpc":"2.0","method":"m","params":{{"x":"{body}"}}}}"#),
+        };
+        let profile = if v2 { Profile::V2 } else { Profile::V1 };
+        scan_agrees(FramerOptions::for_profile(profile), format!("{line}\n").as_bytes())?;
+    }
+}
+
+#[test]
+fn scan_edge_cases() {
+    let options = FramerOptions::for_profile(Profile::V1);
+    for line in [
+        r#"{"json\u0072pc":"2.0","method":"m"}"#,
+        r#"{"jsonrpc":"2.0","method":"m\u0031"}"#,
+        r#"{"jsonrpc":"2.0","id":-0,"method":"m"}"#,
+        r#"{"jsonrpc":"2.0","id":1E2,"method":"m"}"#,
+        r#"{"jsonrpc":"2.0","id":1e-400,"method":"m"}"#,
+        r#"{"jsonrpc":"2.0","id":1.00000000000000001,"method":"m"}"#,
+        r#"{"jsonrpc":"2.0","id":9007199254740993,"method":"m"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"id":"x","method":"m"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":{"_meta":{"progressToken":1}},"result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":{"_meta":1,"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t","x":1}}}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","x":1}}"#,
+        r#"{"jsonrpc":"2.0","method":"m","params":{"\ud800":1}}"#,
+        r#"{"jsonrpc":"2.0","method":"m","\u00e9":1}"#,
+        "{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{\"a\":\"\\\\\"}}",
+        "{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{\"a\":\"\\\"}\"}}",
+        "\t{\"jsonrpc\":\"2.0\",\"method\":\"m\"}\t\r",
+        r#"{"jsonrpc":"2.0","method":"m"} {"jsonrpc":"2.0","method":"m"}"#,
+        r#"{"jsonrpc":"2.0","method":"m"},{"jsonrpc":"2.0","method":"m"}"#,
+        r#"{"jsonrpc":"2.0","method":"m","params":[1,2]"#,
+        r#"{"jsonrpc":"2.0","method":"m","params":{"a":1}"#,
+        r#"{"jsonrpc":"2.0","method":"m","params":{"a":"}"}"#,
+        r#"{"jsonrpc":"2.0","method":"m","params":{"a":1"x"}}"#,
+        r#"{"jsonrpc":"2.0","method":"m","params":"\é"}"#,
+        r#"[{"jsonrpc":"2.0","method":"m"}]"#,
+        r#"{"jsonrpc":"2.0","method":"m","params":{"a":nul}}"#,
+    ] {
+        scan_agrees(options, format!("{line}\n").as_bytes()).unwrap();
+    }
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","method":"m","params":{{"x":{}1{}}}}}"#,
+        "[".repeat(5000),
+        "]".repeat(5000)
+    );
+    scan_agrees(options, format!("{deep}\n").as_bytes()).unwrap();
+}

@@ -95,6 +95,13 @@ pub struct FramerOptions {
     pub blank_lines: BlankLines,
     pub not_json: NotJson,
     pub invalid_utf8: InvalidUtf8,
+    /// Whether every message's JSON syntax is checked (the default). When
+    /// `false`, a line of valid UTF-8 whose envelope the scan reads
+    /// (`scan.rs`) and classifies as valid is reported as a [`Message`] with
+    /// `checked: false`, its body unchecked: the consumer parses it with a
+    /// full JSON parser and, if that fails, calls [`Framer::recheck`] for the
+    /// outcome the checking path gives. Everything else is checked as before.
+    pub check_bodies: bool,
 }
 
 impl FramerOptions {
@@ -113,6 +120,7 @@ impl FramerOptions {
             },
             not_json: if skip { NotJson::Skip } else { NotJson::Report },
             invalid_utf8: InvalidUtf8::Replace,
+            check_bodies: true,
         }
     }
 
@@ -177,6 +185,10 @@ pub struct Message<'a> {
     /// object and (newer SDKs) of the related-task object in `_meta`.
     /// Rare; the JavaScript side lets the SDK's own parse have it.
     pub schema_strips: bool,
+    /// Whether `text` is known to be valid JSON. `false` only under
+    /// `FramerOptions::check_bodies == false`: the envelope was read and is
+    /// valid, the rest was not checked (see [`Framer::recheck`]).
+    pub checked: bool,
     /// What the classifier read (see the module docs): enough for the
     /// accessors below, not the whole message.
     sparse: &'a Sparse<'a>,
@@ -316,6 +328,10 @@ pub struct Framer {
     offset: u64,
     /// Lines completed so far.
     lines: u64,
+    /// The text (`..assembled_len`) of the last line assembled across
+    /// chunks, kept until the next one (or `clear`): see [`Framer::assembled`].
+    assembled: Vec<u8>,
+    assembled_len: usize,
 }
 
 /// A carry buffer larger than this is released after use.
@@ -330,6 +346,8 @@ impl Framer {
             skipping: false,
             offset: 0,
             lines: 0,
+            assembled: Vec::new(),
+            assembled_len: 0,
         }
     }
 
@@ -350,6 +368,8 @@ impl Framer {
     /// Drops any incomplete line (the SDK's `ReadBuffer.clear()`). Offsets
     /// and line numbers keep counting.
     pub fn clear(&mut self) {
+        self.assembled = Vec::new();
+        self.assembled_len = 0;
         self.carry.clear();
         if self.carry.capacity() > CARRY_KEEP {
             self.carry = Vec::new();
@@ -360,6 +380,11 @@ impl Framer {
     /// Frames `chunk`, reporting every line it completes to `sink`, in order.
     /// An incomplete last line is kept for the next push.
     pub fn push<S: FrameSink + ?Sized>(&mut self, chunk: &[u8], sink: &mut S) {
+        if self.assembled.capacity() > CARRY_KEEP {
+            // The last push's big line is not needed any more.
+            self.assembled = Vec::new();
+            self.assembled_len = 0;
+        }
         let base = self.offset;
         self.offset += chunk.len() as u64;
         let limit = self.options.max_message_size;
@@ -397,7 +422,7 @@ impl Framer {
                     self.too_large(offset, number, sink);
                 } else {
                     self.carry.extend_from_slice(&chunk[pos..nl]);
-                    let mut carry = std::mem::take(&mut self.carry);
+                    let carry = std::mem::take(&mut self.carry);
                     let (end, terminator) = strip_cr(&carry, 0, carry.len());
                     let line = Line {
                         offset,
@@ -407,9 +432,13 @@ impl Framer {
                         utf16_len: None,
                     };
                     process_line(&self.options, &carry[..end], line, sink);
-                    carry.clear();
-                    if carry.capacity() <= CARRY_KEEP {
-                        self.carry = carry;
+                    // Kept until the next line assembled across chunks (see
+                    // `assembled`); the buffer it replaces is reused.
+                    let mut spare = std::mem::replace(&mut self.assembled, carry);
+                    self.assembled_len = end;
+                    spare.clear();
+                    if spare.capacity() <= CARRY_KEEP {
+                        self.carry = spare;
                     }
                 }
             }
@@ -441,6 +470,27 @@ impl Framer {
             }
             self.carry.extend_from_slice(tail);
         }
+    }
+
+    /// The text (without terminator) of the last line that was assembled
+    /// across chunks (`Line::span` `None`, not too large), until another one
+    /// is or [`Framer::clear`] runs: a push completes at most one such line,
+    /// its first, so after a push that reported one this is its text.
+    pub fn assembled(&self) -> &[u8] {
+        &self.assembled[..self.assembled_len]
+    }
+
+    /// The checking path's outcome for a line reported earlier as a
+    /// [`Message`] with `checked: false` (whose text a JSON parser then
+    /// refused): `bytes` is its text (without terminator), `line` where it
+    /// was. Reports exactly what [`Framer::push`] would have reported for it
+    /// with `check_bodies` on. The framer's state is not touched.
+    pub fn recheck<S: FrameSink + ?Sized>(&self, bytes: &[u8], line: Line, sink: &mut S) {
+        let options = FramerOptions {
+            check_bodies: true,
+            ..self.options
+        };
+        process_line(&options, bytes, line, sink);
     }
 
     fn too_large<S: FrameSink + ?Sized>(&self, offset: u64, number: u64, sink: &mut S) {
@@ -481,7 +531,7 @@ impl Framer {
     /// Heap bytes the framer holds (its carry buffer's capacity), for the
     /// binding to report to V8 (`napi_adjust_external_memory`).
     pub fn heap_bytes(&self) -> usize {
-        self.carry.capacity()
+        self.carry.capacity() + self.assembled.capacity()
     }
 }
 
@@ -491,11 +541,24 @@ pub fn utf16_len(s: &str) -> usize {
     if s.is_ascii() {
         return s.len();
     }
-    // Two simple counts vectorise well: continuation bytes (0b10xxxxxx, i.e.
-    // < -64 as i8) add no unit, 4-byte leaders (>= 0xF0) add one more.
+    // Eight bytes at a time: continuation bytes (0b10xxxxxx) add no unit,
+    // 4-byte leaders (0b11110xxx) add one more; each is a bit pattern of
+    // the byte's top bits, counted with popcount.
+    const HIGH: u64 = 0x8080_8080_8080_8080;
     let b = s.as_bytes();
-    let continuation = b.iter().filter(|&&x| (x as i8) < -64).count();
-    let four = b.iter().filter(|&&x| x >= 0xF0).count();
+    let mut words = b.chunks_exact(8);
+    let (mut continuation, mut four) = (0usize, 0usize);
+    for w in &mut words {
+        let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+        // Bit 7 of each byte, and its bits 6, 5, 4 moved up to bit 7.
+        let (b6, b5, b4) = (w << 1, w << 2, w << 3);
+        continuation += (w & !b6 & HIGH).count_ones() as usize;
+        four += (w & b6 & b5 & b4 & HIGH).count_ones() as usize;
+    }
+    for &x in words.remainder() {
+        continuation += usize::from((x as i8) < -64);
+        four += usize::from(x >= 0xF0);
+    }
     b.len() - continuation + four
 }
 
@@ -535,6 +598,7 @@ fn process_line<S: FrameSink + ?Sized>(
             }
         },
     };
+    let owned = matches!(text, Cow::Owned(_));
     let text: &str = &text;
     if line.span.is_some() {
         // Only lines inside the chunk share a string with their neighbours
@@ -549,6 +613,27 @@ fn process_line<S: FrameSink + ?Sized>(
         sink.line(&line, outcome);
         return;
     }
+    // The envelope alone, when the consumer checks the syntax (valid UTF-8
+    // only: a replaced line takes the checking path, so that a recheck of
+    // its bytes gives the same outcome). Anything the scan does not read, or
+    // reads as invalid, is decided by the checking parse below.
+    if !options.check_bodies && !owned {
+        let mut sparse = Sparse::default();
+        if scan_envelope(text, &mut sparse).is_some() {
+            if let Ok((kind, valid_in_both)) = classify_sparse(&sparse, options.profile) {
+                let message = Message {
+                    text,
+                    kind,
+                    valid_in_both,
+                    schema_strips: sparse.schema_strips(),
+                    checked: false,
+                    sparse: &sparse,
+                };
+                sink.line(&line, LineOutcome::Message(message));
+                return;
+            }
+        }
+    }
     let mut sparse = Sparse::default();
     let outcome = match inspect_into(text, options.profile, &mut sparse) {
         Ok((kind, valid_in_both)) => LineOutcome::Message(Message {
@@ -556,6 +641,7 @@ fn process_line<S: FrameSink + ?Sized>(
             kind,
             valid_in_both,
             schema_strips: sparse.schema_strips(),
+            checked: true,
             sparse: &sparse,
         }),
         Err(Inspect::Json { .. }) if options.not_json == NotJson::Skip => LineOutcome::Skipped,
@@ -621,6 +707,15 @@ fn inspect_into<'a>(
             }
         }
     }
+    classify_sparse(sparse, profile)
+}
+
+/// The classification of what the classifier read, and whether it is valid
+/// under both profiles.
+fn classify_sparse(
+    sparse: &Sparse<'_>,
+    profile: Profile,
+) -> Result<(Classification, bool), Inspect> {
     let kind = match classify(&Node::Message(sparse), profile) {
         Classification::Invalid(reason) => return Err(Inspect::Rpc(reason)),
         valid => valid,
@@ -649,9 +744,11 @@ fn json_error(e: &serde_json::Error) -> Inspect {
 // The parts: `sanitize` (what serde_json refuses and JSON.parse accepts),
 // `sparse` (the validating serde visitor the classifier reads), `tests`.
 mod sanitize;
+mod scan;
 mod sparse;
 #[cfg(test)]
 mod tests;
 
 use sanitize::{needs_sanitizing, sanitize};
+use scan::scan_envelope;
 use sparse::{parse_sparse, Leaf, Node, Sparse};
