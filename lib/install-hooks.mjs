@@ -10,10 +10,8 @@
 // file at all, and a process that never requires or imports anything after
 // it loads nothing more (bench/startup.mjs measures it). register.cjs
 // (`--require`) and lib/sandboxed.cjs load it with require(esm).
-import Module, { createRequire } from 'node:module';
+import Module from 'node:module';
 import { fileURLToPath } from 'node:url';
-
-const require = createRequire(import.meta.url);
 
 /** The global a Vitest worker that runs tests sets (lib/sandboxed.cjs reads its pool from it). */
 export const VITEST_WORKER = '__vitest_worker__';
@@ -26,7 +24,7 @@ function loadHooks() {
   if (hooks === undefined) {
     loadingHooks = true;
     try {
-      hooks = require('./hooks.cjs');
+      hooks = Module.createRequire(import.meta.url)('./hooks.cjs');
     } finally {
       loadingHooks = false;
     }
@@ -48,8 +46,9 @@ export function installHooks() {
   };
   // SDK copies required before this: the require cache holds more than this
   // package's own entry (register.cjs under `--require`).
-  const own = fileURLToPath(new URL('..', import.meta.url));
-  for (const file in require.cache) {
+  let own;
+  for (const file in Module._cache) {
+    own ??= fileURLToPath(new URL('..', import.meta.url));
     if (file.startsWith(own) && !file.includes('node_modules', own.length)) continue;
     loadHooks().patchRequired();
     break;
