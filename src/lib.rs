@@ -5,8 +5,10 @@
 //! * [`boundary`] — the constants the binding and its JavaScript share.
 //! * the binding (feature `napi`, on by default), the thin Node.js layer:
 //!   `dispatcher_binding` (`Dispatcher`, `classify`), `framer_binding`
-//!   (`StdioFramer`), `tokens_binding` (`ProgressTokens`); `js_view`: the
-//!   classifier's view of JavaScript values; `napi_support`: the N-API
+//!   (`StdioFramer`), `stdio_thread_binding` (`StdioThreadReader`),
+//!   `tokens_binding` (`ProgressTokens`); `js_view`: the classifier's view
+//!   of JavaScript values; `js_out`: the framers' result arrays and text
+//!   strings (`transcode`: the text, no N-API); `napi_support`: the N-API
 //!   helpers and the panic policy; `receiver`: the receiver checks of the
 //!   classes' accessors.
 
@@ -33,3 +35,9 @@ pub mod receiver;
 
 #[cfg(feature = "napi")]
 pub mod stdio_thread_binding;
+
+#[cfg(feature = "napi")]
+mod js_out;
+
+#[cfg(feature = "napi")]
+pub mod transcode;
