@@ -5,7 +5,8 @@
 //! * [`boundary`] — the constants the binding and its JavaScript share.
 //! * the binding (feature `napi`, on by default), the thin Node.js layer:
 //!   `dispatcher_binding` (`Dispatcher`, `classify`), `framer_binding`
-//!   (`StdioFramer`), `stdio_thread_binding` (`StdioThreadReader`),
+//!   (`StdioFramer`), `stdio_thread_binding` (`StdioThreadReader`, over
+//!   `stdio_thread`: the off-thread reader's worker and pieces, no N-API),
 //!   `tokens_binding` (`ProgressTokens`); `js_view`: the classifier's view
 //!   of JavaScript values; `js_out`: the framers' result arrays and text
 //!   strings (`transcode`: the text, no N-API); `napi_support`: the N-API
@@ -32,6 +33,9 @@ pub mod framer_binding;
 
 #[cfg(feature = "napi")]
 pub mod receiver;
+
+#[cfg(feature = "napi")]
+pub mod stdio_thread;
 
 #[cfg(feature = "napi")]
 pub mod stdio_thread_binding;
