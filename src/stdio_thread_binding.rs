@@ -19,6 +19,8 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use napi::bindgen_prelude::{Env, JsValue, This, Unknown};
 use napi::sys;
@@ -36,17 +38,25 @@ use crate::receiver::{self, STDIO_THREAD_READER};
 use crate::stdio_thread::{Bounds, Failure, Pushed, Reader, Ready, Wake};
 
 /// The threadsafe function: the worker's [`Wake`] (the handle is
-/// thread-safe by N-API's contract), released when dropped.
-struct Tsfn(sys::napi_threadsafe_function);
+/// thread-safe by N-API's contract), released when dropped, unless N-API
+/// destroyed it first (`gone`: set by its finalizer, which also runs when
+/// the environment is torn down, possibly before the reader's own finalizer).
+struct Tsfn {
+    handle: sys::napi_threadsafe_function,
+    gone: Arc<AtomicBool>,
+}
 // SAFETY: N-API documents napi_call_threadsafe_function and
 // napi_release_threadsafe_function as callable from any thread.
 unsafe impl Send for Tsfn {}
 
 impl Wake for Tsfn {
     fn wake(&self) -> bool {
+        if self.gone.load(Ordering::Acquire) {
+            return false;
+        }
         let status = unsafe {
             sys::napi_call_threadsafe_function(
-                self.0,
+                self.handle,
                 ptr::null_mut(),
                 sys::ThreadsafeFunctionCallMode::nonblocking,
             )
@@ -57,8 +67,14 @@ impl Wake for Tsfn {
 
 impl Drop for Tsfn {
     fn drop(&mut self) {
+        if self.gone.load(Ordering::Acquire) {
+            return;
+        }
         unsafe {
-            sys::napi_release_threadsafe_function(self.0, sys::ThreadsafeFunctionReleaseMode::abort)
+            sys::napi_release_threadsafe_function(
+                self.handle,
+                sys::ThreadsafeFunctionReleaseMode::abort,
+            )
         };
     }
 }
@@ -67,6 +83,8 @@ impl Drop for Tsfn {
 /// reader (deleted by the finalizer, on the main thread).
 struct Context {
     weak: sys::napi_ref,
+    /// Set when N-API destroys the threadsafe function (see [`Tsfn`]).
+    gone: Arc<AtomicBool>,
 }
 
 /// On the main thread, for each threadsafe-function call: `reader.onready()`.
@@ -110,6 +128,7 @@ unsafe extern "C" fn finalize_context(
 ) {
     let _ = catch_unwind(AssertUnwindSafe(|| {
         let context = Box::from_raw(data as *mut Context);
+        context.gone.store(true, Ordering::Release);
         if !env.is_null() {
             sys::napi_delete_reference(env, context.weak);
         }
@@ -185,7 +204,11 @@ impl StdioThreadReader {
                 unsafe { sys::napi_create_reference(env, this, 0, &mut weak) },
                 "referencing the reader",
             )?;
-            let context = Box::into_raw(Box::new(Context { weak }));
+            let gone = Arc::new(AtomicBool::new(false));
+            let context = Box::into_raw(Box::new(Context {
+                weak,
+                gone: Arc::clone(&gone),
+            }));
             let name = js_string(env, "mcp-ordered-dispatch stdio reader");
             let mut tsfn = ptr::null_mut();
             let status = unsafe {
@@ -211,13 +234,18 @@ impl StdioThreadReader {
             }
             // Never keeps the process alive (the stream does while it is open).
             unsafe { sys::napi_unref_threadsafe_function(env, tsfn) };
-            let reader = Reader::start(options, bounds, inline_max as usize, Box::new(Tsfn(tsfn)))
-                .map_err(|e| {
-                    Error::new(
-                        Status::GenericFailure,
-                        format!("mcp-ordered-dispatch: cannot start the stdio reader thread: {e}"),
-                    )
-                })?;
+            let reader = Reader::start(
+                options,
+                bounds,
+                inline_max as usize,
+                Box::new(Tsfn { handle: tsfn, gone }),
+            )
+            .map_err(|e| {
+                Error::new(
+                    Status::GenericFailure,
+                    format!("mcp-ordered-dispatch: cannot start the stdio reader thread: {e}"),
+                )
+            })?;
             Ok(StdioThreadReader { reader })
         })
     }
