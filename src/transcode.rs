@@ -48,6 +48,34 @@ pub fn to_latin1(b: &[u8]) -> Vec<u8> {
     out
 }
 
+/// The character of the multi-byte sequence at `b[i]` (valid UTF-8), and
+/// the sequence's length in bytes.
+#[inline(always)]
+fn decode_at(b: &[u8], i: usize) -> (u32, usize) {
+    let lead = b[i];
+    let (len, init) = match lead {
+        0xC0..=0xDF => (2, (lead & 0x1F) as u32),
+        0xE0..=0xEF => (3, (lead & 0x0F) as u32),
+        _ => (4, (lead & 0x07) as u32),
+    };
+    let mut cp = init;
+    for &cont in &b[i + 1..(i + len).min(b.len())] {
+        cp = (cp << 6) | (cont & 0x3F) as u32;
+    }
+    (cp, len)
+}
+
+/// The UTF-16 of character `cp`: one unit, or a surrogate pair.
+#[inline(always)]
+fn utf16_of(cp: u32) -> (u16, Option<u16>) {
+    if cp >= 0x1_0000 {
+        let c = cp - 0x1_0000;
+        (0xD800 | (c >> 10) as u16, Some(0xDC00 | (c & 0x3FF) as u16))
+    } else {
+        (cp as u16, None)
+    }
+}
+
 /// UTF-16 of valid UTF-8, with a fast path for ASCII runs (8 bytes at a time).
 pub fn to_utf16(b: &[u8]) -> Vec<u16> {
     // At most one unit per byte; written by index into a sized buffer (the
@@ -112,23 +140,17 @@ pub fn to_utf16(b: &[u8]) -> Vec<u16> {
             continue;
         }
         // A multi-byte sequence (the caller guarantees valid UTF-8).
-        let (len, init) = match lead {
-            0xC0..=0xDF => (2, (lead & 0x1F) as u32),
-            0xE0..=0xEF => (3, (lead & 0x0F) as u32),
-            _ => (4, (lead & 0x07) as u32),
-        };
-        let mut cp = init;
-        for &cont in &b[i + 1..(i + len).min(b.len())] {
-            cp = (cp << 6) | (cont & 0x3F) as u32;
-        }
-        if cp >= 0x1_0000 {
-            let c = cp - 0x1_0000;
-            out[o] = 0xD800 | (c >> 10) as u16;
-            out[o + 1] = 0xDC00 | (c & 0x3FF) as u16;
-            o += 2;
-        } else {
-            out[o] = cp as u16;
-            o += 1;
+        let (cp, len) = decode_at(b, i);
+        match utf16_of(cp) {
+            (unit, None) => {
+                out[o] = unit;
+                o += 1;
+            }
+            (high, Some(low)) => {
+                out[o] = high;
+                out[o + 1] = low;
+                o += 2;
+            }
         }
         i += len;
     }
@@ -175,22 +197,11 @@ pub fn escape_non_ascii(text: &[u8], out: &mut Vec<u8>) {
         if i >= text.len() {
             break;
         }
-        let lead = text[i];
-        let (len, init) = match lead {
-            0xC0..=0xDF => (2, (lead & 0x1F) as u32),
-            0xE0..=0xEF => (3, (lead & 0x0F) as u32),
-            _ => (4, (lead & 0x07) as u32),
-        };
-        let mut cp = init;
-        for &cont in &text[i + 1..(i + len).min(text.len())] {
-            cp = (cp << 6) | (cont & 0x3F) as u32;
-        }
-        if cp >= 0x1_0000 {
-            let c = cp - 0x1_0000;
-            unit(0xD800 | (c >> 10) as u16, out);
-            unit(0xDC00 | (c & 0x3FF) as u16, out);
-        } else {
-            unit(cp as u16, out);
+        let (cp, len) = decode_at(text, i);
+        let (first, second) = utf16_of(cp);
+        unit(first, out);
+        if let Some(second) = second {
+            unit(second, out);
         }
         i += len;
     }
