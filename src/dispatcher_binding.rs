@@ -31,8 +31,9 @@
 //!
 //! JavaScript inside native calls (issue 15): the binding builds its arrays
 //! (the callback table, a queued `[message, extra]`) by defining their
-//! elements ([`define_values`]), never with `napi_set_element`, whose
-//! `[[Set]]` would run an accessor JavaScript installed on `Array.prototype`.
+//! elements (`crate::napi_support::define_array`), never with
+//! `napi_set_element`, whose `[[Set]]` would run an accessor JavaScript
+//! installed on `Array.prototype`.
 //! The JavaScript that does run inside `dispatch` — getters of the message
 //! while it is classified, the callbacks, a promise's `then` — runs with no
 //! `RefCell` borrow held and nothing borrowed from JavaScript memory, and
@@ -58,8 +59,8 @@ use crate::core::{
 };
 use crate::js_view::{Gathered, GatheredView, NapiView};
 use crate::napi_support::{
-    check, guarded, js_string, status_error, take_exception, type_error, type_of, undefined,
-    with_c_key, OK,
+    check, define_array, guarded, js_string, read_number, status_error, take_exception, type_error,
+    type_of, undefined, with_c_key, OK,
 };
 use crate::receiver::{self, run_accessor, Accessor, DISPATCHER};
 
@@ -88,20 +89,22 @@ fn classify_live(env: sys::napi_env, value: sys::napi_value, profile: Profile) -
 }
 
 fn read_profile(env: sys::napi_env, sdk: sys::napi_value, what: &str) -> Result<Profile> {
-    let mut n = 0f64;
     match type_of(env, sdk) {
         sys::ValueType::napi_undefined => Ok(Profile::V1),
-        sys::ValueType::napi_number
-            if unsafe { sys::napi_get_value_double(env, sdk, &mut n) } == OK
-                && (n == 1.0 || n == 2.0) =>
-        {
-            Ok(if n == 1.0 { Profile::V1 } else { Profile::V2 })
-        }
-        _ => Err(type_error(
-            env,
-            &format!("{what} must be 1 or 2 (the major version of the MCP SDK schemas to mirror)"),
-        )),
+        sys::ValueType::napi_number => match read_number(env, sdk) {
+            Some(1.0) => Ok(Profile::V1),
+            Some(2.0) => Ok(Profile::V2),
+            _ => Err(profile_error(env, what)),
+        },
+        _ => Err(profile_error(env, what)),
     }
+}
+
+fn profile_error(env: sys::napi_env, what: &str) -> Error {
+    type_error(
+        env,
+        &format!("{what} must be 1 or 2 (the major version of the MCP SDK schemas to mirror)"),
+    )
 }
 
 // ---------------------------------------------------------------------------
@@ -224,47 +227,6 @@ fn make_rejection_handlers(
 }
 
 // ---------------------------------------------------------------------------
-// arrays without [[Set]]
-
-/// A new array of `values`, its elements defined with `napi_define_properties`
-/// (own data properties): unlike `napi_set_element`, a `[[Set]]` that calls
-/// an accessor JavaScript installed on `Array.prototype` for a missing index,
-/// this runs no JavaScript.
-fn define_values(env: sys::napi_env, values: &[sys::napi_value]) -> Result<sys::napi_value> {
-    const NAMES: [&std::ffi::CStr; 9] = [c"0", c"1", c"2", c"3", c"4", c"5", c"6", c"7", c"8"];
-    assert!(
-        values.len() <= NAMES.len(),
-        "define_values: too many values"
-    );
-    let mut descriptors = [sys::napi_property_descriptor {
-        utf8name: ptr::null(),
-        name: ptr::null_mut(),
-        method: None,
-        getter: None,
-        setter: None,
-        value: ptr::null_mut(),
-        attributes: sys::PropertyAttributes::writable
-            | sys::PropertyAttributes::enumerable
-            | sys::PropertyAttributes::configurable,
-        data: ptr::null_mut(),
-    }; NAMES.len()];
-    for ((d, name), value) in descriptors.iter_mut().zip(NAMES).zip(values) {
-        d.utf8name = name.as_ptr();
-        d.value = *value;
-    }
-    let mut array = ptr::null_mut();
-    check(
-        unsafe { sys::napi_create_array_with_length(env, values.len(), &mut array) },
-        "creating an array",
-    )?;
-    check(
-        unsafe { sys::napi_define_properties(env, array, values.len(), descriptors.as_ptr()) },
-        "filling an array",
-    )?;
-    Ok(array)
-}
-
-// ---------------------------------------------------------------------------
 // Dispatcher
 
 /// A message (and its `extra`) waiting for the current callback to return:
@@ -360,7 +322,7 @@ impl Dispatcher {
         // Anchor everything on `this` (non-enumerable, read-only, symbol key),
         // in a frozen array whose elements are defined, not assigned (no
         // `Array.prototype` setter can take a callback away).
-        let anchor = define_values(env, &fns)?;
+        let anchor = define_array(env, &fns, &[])?;
         check(
             unsafe { sys::napi_object_freeze(env, anchor) },
             "freezing the callback table",
@@ -608,7 +570,7 @@ impl Dispatcher {
         // `[message, extra]`, defined rather than assigned: no JavaScript runs
         // (an `Array.prototype[0]` setter cannot swallow the message).
         let mut r = ptr::null_mut();
-        let ok = match define_values(env, &[message, extra]) {
+        let ok = match define_array(env, &[message, extra], &[]) {
             Ok(holder) => unsafe { sys::napi_create_reference(env, holder, 1, &mut r) == OK },
             Err(_) => false,
         };

@@ -9,7 +9,7 @@ use napi::sys;
 
 use crate::boundary::{slot, PROGRESS_KEYS, TOP_KEYS};
 use crate::core::{JsonView, Kind, ViewError};
-use crate::napi_support::{read_long_string, take_exception, type_of, with_c_key, OK};
+use crate::napi_support::{read_long_string, read_number, take_exception, type_of, with_c_key, OK};
 
 // ---------------------------------------------------------------------------
 // JsonView over a live JavaScript value
@@ -56,8 +56,7 @@ impl JsonView for NapiView {
     }
 
     fn as_number(&self) -> Option<f64> {
-        let mut n = 0f64;
-        (unsafe { sys::napi_get_value_double(self.env, self.value, &mut n) } == OK).then_some(n)
+        read_number(self.env, self.value)
     }
 
     fn is_string(&self) -> bool {

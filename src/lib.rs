@@ -5,8 +5,11 @@
 //! * [`boundary`] — the constants the binding and its JavaScript share.
 //! * the binding (feature `napi`, on by default), the thin Node.js layer:
 //!   `dispatcher_binding` (`Dispatcher`, `classify`), `framer_binding`
-//!   (`StdioFramer`), `tokens_binding` (`ProgressTokens`); `js_view`: the
-//!   classifier's view of JavaScript values; `napi_support`: the N-API
+//!   (`StdioFramer`), `stdio_thread_binding` (`StdioThreadReader`, over
+//!   `stdio_thread`: the off-thread reader's worker and pieces, no N-API),
+//!   `tokens_binding` (`ProgressTokens`); `js_view`: the classifier's view
+//!   of JavaScript values; `js_out`: the framers' result arrays and text
+//!   strings (`transcode`: the text, no N-API); `napi_support`: the N-API
 //!   helpers and the panic policy; `receiver`: the receiver checks of the
 //!   classes' accessors.
 
@@ -32,4 +35,13 @@ pub mod framer_binding;
 pub mod receiver;
 
 #[cfg(feature = "napi")]
+pub mod stdio_thread;
+
+#[cfg(feature = "napi")]
 pub mod stdio_thread_binding;
+
+#[cfg(feature = "napi")]
+mod js_out;
+
+#[cfg(feature = "napi")]
+pub mod transcode;

@@ -46,6 +46,13 @@ pub(crate) const STDIO_FRAMER: Class = Class {
         upper: 0xb7c5_0e62_9a1d_4f83,
     },
 };
+pub(crate) const STDIO_THREAD_READER: Class = Class {
+    name: "StdioThreadReader",
+    tag: sys::napi_type_tag {
+        lower: 0x6b1e_94c7_d2a0_58f3,
+        upper: 0x90d4_3f7a_e15c_b826,
+    },
+};
 pub(crate) const PROGRESS_TOKENS: Class = Class {
     name: "ProgressTokens",
     tag: sys::napi_type_tag {

@@ -14,7 +14,7 @@ use napi::sys;
 use napi_derive::napi;
 
 use crate::core::tokens::{TokenState, TokenTable, DEFAULT_TOMBSTONES};
-use crate::napi_support::guarded;
+use crate::napi_support::{guarded, undefined};
 use crate::receiver::{self, instance, run_accessor, Accessor, PROGRESS_TOKENS};
 
 use crate::napi_support::OK;
@@ -170,9 +170,7 @@ unsafe extern "C" fn set_max_tombstones(
             ));
         }
         tokens.table.borrow_mut().set_limit(limit as usize);
-        let mut undefined = ptr::null_mut();
-        unsafe { sys::napi_get_undefined(env, &mut undefined) };
-        Ok(undefined)
+        Ok(undefined(env))
     })
 }
 
