@@ -114,6 +114,12 @@ class ThreadReadBuffer extends NativeReadBuffer {
     this._pumpNext = pump;
   }
 
+  // The worker's pieces carry each line's own text (no escapes): nothing to
+  // look up (this buffer's own main-thread framer is never pushed to).
+  _rawText() {
+    return undefined;
+  }
+
   _checkSize(chunk) {
     if (this._limited && this._held + chunk.length > this._maxBufferSize) {
       // Stock delivered every earlier chunk's messages before this one came.

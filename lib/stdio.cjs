@@ -190,6 +190,12 @@ class NativeReadBuffer {
     return reference.readMessage();
   }
 
+  // The raw text of the last push's entry `index` where the handed-over text
+  // differs from it (escapes in place of characters beyond ASCII), else undefined.
+  _rawText(index) {
+    return this._framer.text(index);
+  }
+
   // A message flagged by the framer (CODE_SCHEMA_STRIPS): what the SDK's parse
   // returns for its text (keys dropped; or its own error if this SDK release
   // rejects it).
@@ -294,7 +300,7 @@ class NativeReadBuffer {
       try {
         // The line's text as it came (the handed-over text may have escapes
         // instead of characters beyond ASCII, which an SDK error could quote).
-        const text = this._framer.text(k / ENTRY_SIZE) ?? out[s].slice(meta[k + ENTRY_START], meta[k + ENTRY_END]);
+        const text = this._rawText(k / ENTRY_SIZE) ?? out[s].slice(meta[k + ENTRY_START], meta[k + ENTRY_END]);
         message = this._asSdkParses(message, text);
       } catch (sdkError) {
         error = sdkError;
