@@ -25,7 +25,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { bigTextMessage, logNotifications, BIG_SIZE, TARGETS } from './workloads.mjs';
+import { bigTextMessage, logNotifications, BIG_SIZE, TARGETS, READER_VARIANTS } from './workloads.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -160,11 +160,7 @@ function rows(results) {
   const n = COUNT.toLocaleString('en-US');
   for (const result of results) {
     const { sdk, stock, parseMs, smallParseMs } = result;
-    for (const [variant, label] of [
-      ['patched', ''],
-      ['thread', ', off-thread reader (offThread: true)'],
-      ['tokio', ', off-thread reader with its worker on napi-rs\'s tokio runtime (--features tokio-reader)'],
-    ]) {
+    for (const [variant, label] of READER_VARIANTS) {
       const patched = result[variant];
       if (!patched || !stock) continue;
       rows.push({

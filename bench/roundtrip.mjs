@@ -16,7 +16,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { TARGETS } from './workloads.mjs';
+import { TARGETS, READER_VARIANTS } from './workloads.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -93,11 +93,7 @@ function rows(results) {
   const rows = [];
   for (const result of results) {
     const { sdk, stock } = result;
-    for (const [variant, label] of [
-      ['patched', ''],
-      ['thread', ', off-thread reader (offThread: true)'],
-      ['tokio', ', off-thread reader with its worker on napi-rs\'s tokio runtime (--features tokio-reader)'],
-    ]) {
+    for (const [variant, label] of READER_VARIANTS) {
       const patched = result[variant];
       if (!patched || !stock) continue;
       const what = `${CALLS} sequential pings, real ${sdk}.x Client → real ${sdk}.x Server over a real stdio child, both processes patched${label} or both stock (median of ${ROUNDS} runs)`;

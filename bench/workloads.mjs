@@ -12,6 +12,16 @@ export const TARGETS = {
   roundTripP50Us: 20,
 };
 
+/**
+ * The patched variants bench/eventloop.mjs and bench/roundtrip.mjs run
+ * against stock: [result key, what the row's name adds].
+ */
+export const READER_VARIANTS = [
+  ['patched', ''],
+  ['thread', ', off-thread reader (offThread: true)'],
+  ['tokio', ", off-thread reader with its worker on napi-rs's tokio runtime (--features tokio-reader)"],
+];
+
 /** The size of the big workloads. */
 export const BIG_SIZE = 9 * 1024 * 1024;
 
