@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { drainMessages } from './support/read-buffer.mjs';
 
 const require = createRequire(import.meta.url);
 const { NativeReadBuffer, patchStdioTransport } = require('../lib/stdio.cjs');
@@ -83,15 +84,7 @@ for (const sdk of [1, 2]) {
       const out = [];
       for (const chunk of chunks) {
         rb.append(chunk);
-        for (;;) {
-          try {
-            const m = rb.readMessage();
-            if (m === null) break;
-            out.push(m);
-          } catch (error) {
-            out.push(`${error.reason}@${error.offset}`);
-          }
-        }
+        drainMessages(rb, out, (error) => `${error.reason}@${error.offset}`);
       }
       return out;
     };

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { drainMessages } from './support/read-buffer.mjs';
 
 const require = createRequire(import.meta.url);
 const stdio = require('../lib/stdio.cjs');
@@ -419,15 +420,7 @@ test('every SDK release\'s stock ReadBuffer against the native one that replaces
     const out = [];
     for (let i = 1; i < cuts.length; i++) {
       rb.append(stream.subarray(cuts[i - 1], cuts[i]));
-      for (;;) {
-        try {
-          const m = rb.readMessage();
-          if (m === null) break;
-          out.push(m);
-        } catch (error) {
-          out.push(`${error.name}: ${error.message}`);
-        }
-      }
+      drainMessages(rb, out);
     }
     return out;
   };

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generator, rng } from './support/jsonrpc-gen.mjs';
+import { drainMessages } from './support/read-buffer.mjs';
 
 const require = createRequire(import.meta.url);
 const stdio = require('../lib/stdio.cjs');
@@ -150,15 +151,7 @@ function readAll(rb, { stream, cuts }, { eachAppend }) {
   const out = [];
   const read = () => {
     if (rb instanceof ThreadReadBuffer) rb.flush();
-    for (;;) {
-      try {
-        const m = rb.readMessage();
-        if (m === null) break;
-        out.push(m);
-      } catch (error) {
-        out.push(`${error.name}: ${error.message}`);
-      }
-    }
+    drainMessages(rb, out);
   };
   for (let i = 1; i < cuts.length; i++) {
     try {
