@@ -25,7 +25,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { bigTextMessage, logNotifications, BIG_SIZE, TARGETS, READER_VARIANTS } from './workloads.mjs';
+import { bigTextMessage, logNotifications, BIG_SIZE, TARGETS, READER_VARIANTS, median, rotatedRuns } from './workloads.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -120,18 +120,12 @@ function runChild(variant, sdk) {
   return { ...JSON.parse(r.stdout.trim().split('\n').pop()), load };
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const f = (n) => n.toFixed(n >= 100 ? 0 : 1);
 
 function measureAll() {
   const out = [];
   for (const sdk of SDKS) {
-    const runs = Object.fromEntries(VARIANTS.map((v) => [v, []]));
-    for (let i = 0; i < ROUNDS; i++) {
-      // Rotate which variant goes first, so that a change in load hits all.
-      const order = VARIANTS.map((_, k) => VARIANTS[(k + i) % VARIANTS.length]);
-      for (const variant of order) runs[variant].push(runChild(variant, sdk));
-    }
+    const runs = rotatedRuns(VARIANTS, ROUNDS, (variant) => runChild(variant, sdk));
     const m = (variant, pick) => median(runs[variant].map(pick));
     const s = (variant) => ({
       smallP99: m(variant, (r) => r.small.p99Ms),

@@ -16,7 +16,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { TARGETS, READER_VARIANTS } from './workloads.mjs';
+import { TARGETS, READER_VARIANTS, median, rotatedRuns } from './workloads.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -68,16 +68,10 @@ function runChild(variant, sdk) {
   return { ...JSON.parse(r.stdout.trim().split('\n').pop()), load };
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
 function measureAll() {
   const out = [];
   for (const sdk of SDKS) {
-    const runs = Object.fromEntries(VARIANTS.map((v) => [v, []]));
-    for (let i = 0; i < ROUNDS; i++) {
-      const order = VARIANTS.map((_, k) => VARIANTS[(k + i) % VARIANTS.length]);
-      for (const variant of order) runs[variant].push(runChild(variant, sdk));
-    }
+    const runs = rotatedRuns(VARIANTS, ROUNDS, (variant) => runChild(variant, sdk));
     const s = (v) => ({
       p50: median(runs[v].map((r) => r.p50)),
       p99: median(runs[v].map((r) => r.p99)),

@@ -22,6 +22,25 @@ export const READER_VARIANTS = [
   ['tokio', ", off-thread reader with its worker on napi-rs's tokio runtime (--features tokio-reader)"],
 ];
 
+/** The middle value (the upper one of an even count). */
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/**
+ * `rounds` rounds of `run(variant)` for every variant, the first variant
+ * rotating from round to round so that a change in load hits all alike:
+ * { [variant]: [result of each round] }.
+ */
+export function rotatedRuns(variants, rounds, run) {
+  const runs = Object.fromEntries(variants.map((v) => [v, []]));
+  for (let i = 0; i < rounds; i++) {
+    for (let k = 0; k < variants.length; k++) {
+      const variant = variants[(k + i) % variants.length];
+      runs[variant].push(run(variant));
+    }
+  }
+  return runs;
+}
+
 /** The size of the big workloads. */
 export const BIG_SIZE = 9 * 1024 * 1024;
 
