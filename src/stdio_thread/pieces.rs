@@ -152,6 +152,16 @@ impl FrameSink for PieceSink {
     }
 }
 
+/// A piece's batch as Rust text (for tests).
+#[cfg(test)]
+pub fn text_of(r: &Ready) -> String {
+    match &r.text {
+        None => String::new(),
+        Some(JsText::Latin1(b)) => b.iter().map(|&x| x as char).collect(),
+        Some(JsText::Utf16(u)) => String::from_utf16(u).unwrap(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,13 +176,7 @@ mod tests {
         sink.into_pieces().into_iter().map(Piece::finish).collect()
     }
 
-    fn text(r: &Ready) -> String {
-        match &r.text {
-            None => String::new(),
-            Some(JsText::Latin1(b)) => b.iter().map(|&x| x as char).collect(),
-            Some(JsText::Utf16(u)) => String::from_utf16(u).unwrap(),
-        }
-    }
+    use super::text_of as text;
 
     const NOTE: &str =
         r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"x"}}"#;
