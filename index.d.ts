@@ -127,9 +127,9 @@ export interface InstallOptions extends ProgressOptions {
    */
   strict?: boolean;
   /**
-   * Frame stdio off the main thread (default false): see
-   * {@link StdioOffThreadOptions} and README "Reading a child's stdout off
-   * the main thread".
+   * Frame stdio off the main thread (default true; false: the main-thread
+   * reader): see {@link StdioOffThreadOptions} and README "Reading a child's
+   * stdout off the main thread".
    */
   offThread?: boolean | StdioOffThreadOptions;
 }

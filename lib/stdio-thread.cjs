@@ -1,7 +1,7 @@
 'use strict';
-// Off-main-thread stdio framing (issue 13; `offThread: true` in install() and
-// patchStdioTransport(), off by default — see README "Reading a child's
-// stdout off the main thread").
+// Off-main-thread stdio framing (issue 13): the reader install(), register
+// and patchStdioTransport() give stdio transports unless `offThread: false`
+// (see README "Reading a child's stdout off the main thread").
 //
 // ThreadReadBuffer is a NativeReadBuffer (lib/stdio.cjs) whose framing runs
 // on a worker thread (src/stdio_thread_binding.rs): append(chunk) copies the

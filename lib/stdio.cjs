@@ -500,8 +500,9 @@ function patchStdioTransport(Transport, options = {}) {
     useNativeReadBuffer(this, record);
     return originalStart.apply(this, args);
   };
-  // offThread: also close(), which delivers what the worker holds first.
-  const offThread = options.offThread ? require('./stdio-thread.cjs').threadOptions(options.offThread) : undefined;
+  // The off-thread reader unless offThread is false (lib/stdio-thread.cjs);
+  // it also patches close(), which delivers what the worker holds first.
+  const offThread = options.offThread === false ? undefined : require('./stdio-thread.cjs').threadOptions(options.offThread);
   const originalClose = Transport.prototype.close;
   const close = function close(...args) {
     const buffer = adapter.readBufferOf(this);
@@ -588,6 +589,17 @@ function patchStdioTransports(bases, options = {}) {
  * For load-time hooks: patch whatever stdio transport classes a just-loaded
  * SDK module exports. An unsupported shape is left stock with a warning.
  */
+/**
+ * What MCP_ORDERED_DISPATCH_FRAMING asks of `register`, which takes no
+ * options: 'off' (also 0, false, no): the SDK's own ReadBuffer;
+ * 'main-thread': the main-thread reader (offThread: false); anything else:
+ * the default, the off-thread reader.
+ */
+function framingFromEnv(value = process.env.MCP_ORDERED_DISPATCH_FRAMING ?? '') {
+  if (/^(0|off|false|no)$/i.test(value)) return 'off';
+  return /^main-thread$/i.test(value) ? 'main-thread' : 'default';
+}
+
 function patchStdioExports(exports, file) {
   if (exports === null || (typeof exports !== 'object' && typeof exports !== 'function')) return;
   for (const exportName of sdkModules.STDIO_EXPORTS) {
@@ -600,7 +612,7 @@ function patchStdioExports(exports, file) {
     if (typeof Transport !== 'function' || isStdioPatched(Transport)) continue;
     const source = file ? sourceOfFile(file) : undefined;
     try {
-      patchStdioTransport(Transport, { sdk: sdkModules.generationOfPackage(source?.name), source });
+      patchStdioTransport(Transport, { sdk: sdkModules.generationOfPackage(source?.name), source, offThread: framingFromEnv() === 'main-thread' ? false : undefined });
     } catch (error) {
       warnUnsupported(error);
     }
@@ -608,6 +620,7 @@ function patchStdioExports(exports, file) {
 }
 
 module.exports = {
+  framingFromEnv,
   NativeReadBuffer,
   StdioFramingError,
   patchStdioTransport,

@@ -118,7 +118,7 @@ for (const { generation, build } of FLAVORS) {
     const transport = new sdk.StdioClientTransport({ command: process.execPath, args: [SERVER, `--limit=${LIMIT}`, '--skip=too-large'], maxBufferSize: LIMIT, stderr: 'inherit' });
     try {
       await client.connect(transport);
-      assert.equal(transport._readBuffer.constructor.name, 'NativeReadBuffer', 'the transport frames natively');
+      assert.equal(transport._readBuffer.constructor.name, 'ThreadReadBuffer', 'the transport frames natively (the off-thread reader, the default)');
       const result = await callTool(sdk, client, { name: 'bad-bytes', arguments: {} });
       assert.match(result.content[0].text, /^\d+ cases$/);
       const cases = Number(result.content[0].text.split(' ')[0]);

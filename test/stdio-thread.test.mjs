@@ -222,23 +222,33 @@ test('standalone: the SDK\'s size rule at exactly the appends where the stock Re
   assert.ok(overflows > 50, `${overflows}`);
 });
 
-test('the fidelity suites, run again with every chunk framed off the main thread (pieces of at most 5 lines)', { timeout: 600_000 }, () => {
-  // How many thread buffers and pieces each file at least makes (so that the off-thread path surely ran).
-  for (const [file, least] of [
-    ['framing-fidelity.test.mjs', { buffers: 50, pieces: 2000 }],
-    ['stdio-framing.test.mjs', { buffers: 3, pieces: 3 }],
-  ]) {
-    // Run in this child itself (`node --test` would start another process without the preload).
-    const r = spawnSync(process.execPath, ['--require', path.join(HERE, 'support', 'offthread-preload.cjs'), path.join(HERE, file)], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      timeout: 540_000,
-    });
-    assert.equal(r.status, 0, `${file} against the off-thread reader:\n${r.stdout.slice(-4000)}\n${r.stderr.slice(-4000)}`);
-    const counts = JSON.parse(r.stderr.match(/offthread-preload: (.*)/).at(-1) ?? '{}');
-    assert.ok(counts.buffers >= least.buffers && counts.pieces >= least.pieces, `${file}: the off-thread reader ran (${JSON.stringify(counts)})`);
-  }
-});
+// The default run of these suites uses the off-thread reader as install()
+// gives it (small chunks framed inline); here they run again with every
+// chunk hopping to the worker and coming back in pieces of at most 5 lines,
+// and with the main-thread reader (offThread: false).
+for (const [reader, what] of [
+  ['pieces', 'with every chunk framed off the main thread (pieces of at most 5 lines)'],
+  ['main-thread', 'with the main-thread reader (offThread: false)'],
+]) {
+  test(`the fidelity suites, run again ${what}`, { timeout: 600_000 }, () => {
+    // How many buffers of that reader, and chunks or pieces, each file at least makes (so that the path surely ran).
+    for (const [file, least] of [
+      ['framing-fidelity.test.mjs', { buffers: 50, calls: 2000 }],
+      ['stdio-framing.test.mjs', { buffers: 3, calls: 3 }],
+    ]) {
+      // Run in this child itself (`node --test` would start another process without the preload).
+      const r = spawnSync(process.execPath, ['--require', path.join(HERE, 'support', 'reader-preload.cjs'), path.join(HERE, file)], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 540_000,
+        env: { ...process.env, READER_PRELOAD: reader },
+      });
+      assert.equal(r.status, 0, `${file} against the ${reader} reader:\n${r.stdout.slice(-4000)}\n${r.stderr.slice(-4000)}`);
+      const counts = JSON.parse(r.stderr.match(/reader-preload: (.*)/)?.[1] ?? '{}');
+      assert.ok(counts.buffers >= least.buffers && counts.calls >= least.calls, `${file}: the ${reader} reader ran (${JSON.stringify(counts)})`);
+    }
+  });
+}
 
 // --- lifecycle -----------------------------------------------------------------
 
@@ -315,12 +325,14 @@ test('memory safety: every method of StdioThreadReader and ThreadReadBuffer with
   assert.ok(targets >= 15 && calls === 3000 && threw > 100 && threw < calls, JSON.stringify({ calls, threw, targets }));
 });
 
-test('install({ offThread: true }) gives stdio transports the off-thread reader; install() the main-thread one; bad options throw', async () => {
+test('install() gives stdio transports the off-thread reader, as install({ offThread: true }) does; offThread: false the main-thread one; bad options throw', async () => {
   const { install } = require('../index.cjs');
   const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
   for (const [offThread, Want] of [
+    [undefined, ThreadReadBuffer],
     [true, ThreadReadBuffer],
-    [undefined, NativeReadBuffer],
+    [{ inlineMax: 0 }, ThreadReadBuffer],
+    [false, NativeReadBuffer],
   ]) {
     const handle = install({ paths: [ROOT], offThread });
     try {
@@ -335,4 +347,36 @@ test('install({ offThread: true }) gives stdio transports the off-thread reader;
   assert.throws(() => patchStdioTransport(StdioClientTransport, { offThread: 'yes' }), TypeError);
   assert.throws(() => patchStdioTransport(StdioClientTransport, { offThread: { maxBatchBytes: 0 } }), TypeError);
   assert.equal(stdio.isStdioPatched(StdioClientTransport), false, 'nothing patched on a bad option');
+});
+
+test('register gives started stdio transports the off-thread reader; MCP_ORDERED_DISPATCH_FRAMING=main-thread the main-thread one, =off the SDK\'s own', { timeout: 60_000 }, () => {
+  // A real client transport of each generation, started against a real child, under register.
+  const script = `
+    const readers = [];
+    for (const spec of ['@modelcontextprotocol/sdk/client/stdio.js', '@modelcontextprotocol/client/stdio']) {
+      const { StdioClientTransport } = await import(spec);
+      const transport = new StdioClientTransport({ command: process.execPath, args: ['-e', 'setTimeout(() => {}, 5000)'] });
+      await transport.start();
+      readers.push(transport._readBuffer.constructor.name);
+      await transport.close();
+    }
+    console.log(JSON.stringify(readers));`;
+  const readers = (value) => {
+    const env = { ...process.env };
+    if (value === undefined) delete env.MCP_ORDERED_DISPATCH_FRAMING;
+    else env.MCP_ORDERED_DISPATCH_FRAMING = value;
+    const r = spawnSync(process.execPath, ['--import', 'mcp-ordered-dispatch/register', '--input-type=module', '-e', script], { cwd: ROOT, env, encoding: 'utf8', timeout: 50_000 });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stderr, '', 'nothing on stderr');
+    return JSON.parse(r.stdout.trim().split('\n').pop());
+  };
+  assert.deepEqual(readers(undefined), ['ThreadReadBuffer', 'ThreadReadBuffer']);
+  assert.deepEqual(readers('main-thread'), ['NativeReadBuffer', 'NativeReadBuffer']);
+  assert.deepEqual(readers('off'), ['ReadBuffer', 'ReadBuffer']);
+});
+
+test('framingFromEnv: what MCP_ORDERED_DISPATCH_FRAMING asks of register', () => {
+  for (const v of ['off', 'OFF', '0', 'false', 'no']) assert.equal(stdio.framingFromEnv(v), 'off', v);
+  for (const v of ['main-thread', 'Main-Thread']) assert.equal(stdio.framingFromEnv(v), 'main-thread', v);
+  for (const v of ['', 'on', '1', 'off-thread', 'mainthread']) assert.equal(stdio.framingFromEnv(v), 'default', v);
 });
