@@ -2,8 +2,8 @@
 // Event-loop delay while a real child's output arrives over stdio: a real SDK
 // Client (StdioClientTransport) against bench/flood-server.mjs (a raw server,
 // no SDK, writing as fast as the pipe takes it), stock against patched
-// (install()) and patched with the off-thread reader (install({ offThread:
-// true }), lib/stdio-thread.cjs), each in its own process, rotating which
+// (install(): the off-thread reader, lib/stdio-thread.cjs) and patched with
+// the main-thread reader (install({ offThread: false })), each in its own process, rotating which
 // goes first, rounds in the same run.
 // perf_hooks.monitorEventLoopDelay (1 ms resolution) runs from the request
 // to the last message handled:
@@ -16,7 +16,7 @@
 // same lines alone in the same process — the whole client's time (the
 // SDK's Protocol, handlers) is in it, not the reader's alone.
 //
-//   node bench/eventloop.mjs [--rounds=3] [--count=200000] [--sdk=1,2] [--variants=stock,patched,thread]
+//   node bench/eventloop.mjs [--rounds=3] [--count=200000] [--sdk=1,2] [--variants=stock,patched,mainthread]
 //                            [--batch-bytes=N --batch-messages=N] [--json] [--quick]
 //                            [--tokio-native=FILE: also variant 'tokio', the off-thread reader of an
 //                             addon built with --features tokio-reader (loaded through MCP_ORDERED_DISPATCH_NATIVE)]
@@ -25,7 +25,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { bigTextMessage, logNotifications, BIG_SIZE, TARGETS, READER_VARIANTS, median, rotatedRuns } from './workloads.mjs';
+import { bigTextMessage, logNotifications, BIG_SIZE, TARGETS, READER_VARIANTS, median, rotatedRuns, installVariant } from './workloads.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -34,7 +34,7 @@ const QUICK = args.quick === true;
 const COUNT = Number(args.count ?? (QUICK ? 20_000 : 200_000));
 const ROUNDS = Number(args.rounds ?? (QUICK ? 1 : 3));
 const SDKS = String(args.sdk ?? (QUICK ? '1' : '1,2')).split(',').map(Number);
-const VARIANTS = String(args.variants ?? (args['tokio-native'] ? 'stock,patched,thread,tokio' : 'stock,patched,thread')).split(',');
+const VARIANTS = String(args.variants ?? (args['tokio-native'] ? 'stock,patched,mainthread,tokio' : 'stock,patched,mainthread')).split(',');
 const OFF_THREAD = { ...(args['batch-bytes'] ? { maxBatchBytes: Number(args['batch-bytes']) } : {}), ...(args['batch-messages'] ? { maxBatchMessages: Number(args['batch-messages']) } : {}) };
 const FLOOD = fileURLToPath(new URL('./flood-server.mjs', import.meta.url));
 const TIMEOUT_MS = 120_000;
@@ -44,8 +44,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function child() {
   const generation = Number(args.sdk);
-  if (args.variant === 'patched') require('../index.cjs').install({ paths: [ROOT] }); // this checkout's SDK copies, whatever the working directory
-  if (args.variant === 'thread' || args.variant === 'tokio') require('../index.cjs').install({ paths: [ROOT], offThread: args.offThread ? JSON.parse(args.offThread) : true });
+  const checkReadBuffer = await installVariant(args.variant, ROOT, args.offThread ? JSON.parse(args.offThread) : undefined);
   const { loadSdk, callTool, onLogMessage } = require('../test/support/sdk.cjs');
   const sdk = await loadSdk(generation, 'esm');
   const client = new sdk.Client({ name: 'bench', version: '1.0.0' });
@@ -57,8 +56,7 @@ async function child() {
   client.onerror = () => errors++;
   const transport = new sdk.StdioClientTransport({ command: process.execPath, args: [FLOOD] });
   await client.connect(transport);
-  const expectedBuffer = { patched: 'NativeReadBuffer', thread: 'ThreadReadBuffer', tokio: 'ThreadReadBuffer' }[args.variant];
-  if (expectedBuffer && transport._readBuffer?.constructor?.name !== expectedBuffer) throw new Error(`install() did not give the client transport a ${expectedBuffer}`);
+  checkReadBuffer(transport);
 
   const expectedText = JSON.parse(bigTextMessage(BIG_SIZE)[0]).result.content[0].text;
   async function measure(params, expectLogs) {
@@ -109,7 +107,7 @@ async function child() {
 
 function runChild(variant, sdk) {
   const load = os.loadavg()[0];
-  const extra = (variant === 'thread' || variant === 'tokio') && Object.keys(OFF_THREAD).length > 0 ? [`--offThread=${JSON.stringify(OFF_THREAD)}`] : [];
+  const extra = variant !== 'stock' && Object.keys(OFF_THREAD).length > 0 ? [`--offThread=${JSON.stringify(OFF_THREAD)}`] : [];
   const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', `--variant=${variant}`, `--sdk=${sdk}`, `--count=${COUNT}`, ...extra], {
     encoding: 'utf8',
     timeout: 3 * TIMEOUT_MS,

@@ -321,7 +321,7 @@ if (JSON_OUT) {
     const x = (v) => `${fmt(v.ms / r.floor.ms, 2)}×`;
     const rest = r.native.ms - r.frameOnly.ms - b.parts.batchParse;
     rows.push({
-      row: `(a) main-thread ms, ${what}: native read buffer (append/readMessage) against plain JSON.parse of the lines`,
+      row: `(a) main-thread ms, ${what}: main-thread reader (NativeReadBuffer, offThread: false: append/readMessage) against plain JSON.parse of the lines`,
       stock: r.floor.ms,
       patched: r.native.ms,
       unit: 'ms',
@@ -332,7 +332,7 @@ if (JSON_OUT) {
       note: `stock ReadBuffer 1.x ${x(r.stock1)}, 2.x ${x(r.stock2)} the floor; native = framer push ${fmt(r.frameOnly.ms)} ms + JSON.parse of handed-over texts ${fmt(b.parts.batchParse)} ms + readMessage/hand-off ${fmt(rest)} ms`,
     });
     rows.push({
-      row: `(a) main-thread ms, ${what}: patched SDK 1.x transport (append + processReadBuffer → onmessage) against plain JSON.parse`,
+      row: `(a) main-thread ms, ${what}: SDK 1.x transport patched with the main-thread reader (append + processReadBuffer → onmessage) against plain JSON.parse`,
       stock: r.floor.ms,
       patched: r.transportNative.ms,
       unit: 'ms',

@@ -3,12 +3,12 @@
 // (StdioClientTransport) sends ping to a real SDK Server
 // (bench/sdk-server.mjs, StdioServerTransport), one request at a time, and
 // times each from request() to its response. Stock against patched
-// (install() in both processes) and patched with the off-thread reader
-// (install({ offThread: true }) in both), each pair of processes on its own,
+// (install() in both processes: the off-thread reader) and patched with the
+// main-thread reader (install({ offThread: false }) in both), each pair of processes on its own,
 // rotating which goes first, rounds in the same run. The issue's target: patched p50 no
 // more than 20 µs above stock's.
 //
-//   node bench/roundtrip.mjs [--rounds=5] [--calls=2000] [--sdk=1,2] [--variants=stock,patched,thread]
+//   node bench/roundtrip.mjs [--rounds=5] [--calls=2000] [--sdk=1,2] [--variants=stock,patched,mainthread]
 //                          [--tokio-native=FILE: also variant 'tokio' (see bench/eventloop.mjs)]
 //                          [--inline=BYTES (the off-thread reader's inlineMax; 0: every chunk hops to the worker)] [--json] [--quick]
 import { spawnSync } from 'node:child_process';
@@ -16,7 +16,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { TARGETS, READER_VARIANTS, median, rotatedRuns } from './workloads.mjs';
+import { TARGETS, READER_VARIANTS, median, rotatedRuns, installVariant } from './workloads.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -26,14 +26,12 @@ const CALLS = Math.min(Number(args.calls ?? (QUICK ? 300 : 2000)), 100_000);
 const WARMUP = QUICK ? 100 : 500;
 const ROUNDS = Number(args.rounds ?? (QUICK ? 1 : 5));
 const SDKS = String(args.sdk ?? (QUICK ? '1' : '1,2')).split(',').map(Number);
-const VARIANTS = String(args.variants ?? (args['tokio-native'] ? 'stock,patched,thread,tokio' : 'stock,patched,thread')).split(',');
+const VARIANTS = String(args.variants ?? (args['tokio-native'] ? 'stock,patched,mainthread,tokio' : 'stock,patched,mainthread')).split(',');
 const SERVER = fileURLToPath(new URL('./sdk-server.mjs', import.meta.url));
 
 async function child() {
   const generation = Number(args.sdk);
-  if (args.variant === 'patched') require('../index.cjs').install({ paths: [ROOT] }); // this checkout's SDK copies, whatever the working directory
-  const offThread = args.inline !== undefined ? { inlineMax: Number(args.inline) } : true;
-  if (args.variant === 'thread' || args.variant === 'tokio') require('../index.cjs').install({ paths: [ROOT], offThread });
+  const checkReadBuffer = await installVariant(args.variant, ROOT, args.inline !== undefined ? { inlineMax: Number(args.inline) } : undefined);
   const { loadSdk } = require('../test/support/sdk.cjs');
   const sdk = await loadSdk(generation, 'esm');
   const client = new sdk.Client({ name: 'bench', version: '1.0.0' });
@@ -42,8 +40,7 @@ async function child() {
     ...(process.env.MCP_ORDERED_DISPATCH_NATIVE ? { env: { MCP_ORDERED_DISPATCH_NATIVE: process.env.MCP_ORDERED_DISPATCH_NATIVE } } : {}),
   });
   await client.connect(transport);
-  const expectedBuffer = { patched: 'NativeReadBuffer', thread: 'ThreadReadBuffer', tokio: 'ThreadReadBuffer' }[args.variant];
-  if (expectedBuffer && transport._readBuffer?.constructor?.name !== expectedBuffer) throw new Error(`install() did not give the client transport a ${expectedBuffer}`);
+  checkReadBuffer(transport);
   for (let i = 0; i < WARMUP; i++) await client.ping();
   const us = new Float64Array(CALLS);
   for (let i = 0; i < CALLS; i++) {

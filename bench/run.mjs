@@ -18,6 +18,7 @@ const here = (f) => fileURLToPath(new URL(f, import.meta.url));
 const BENCHES = [
   ['dispatch.mjs', quick ? ['--rounds=1', '--calls=5000'] : ['--rounds=5']],
   ['framing.mjs', quick ? ['--quick'] : []],
+  ['thread-framing.mjs', quick ? ['--quick'] : []],
   ['stdio.mjs', quick ? ['--rounds=1', '--calls=200'] : ['--rounds=3']],
   ['eventloop.mjs', quick ? ['--quick'] : []],
   ['roundtrip.mjs', quick ? ['--quick'] : []],

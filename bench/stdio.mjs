@@ -2,12 +2,15 @@
 // StdioClientTransport against the raw test server (no SDK), 8 calls in
 // flight, 10 progress notifications per call, each message in its own write
 // (setImmediate between writes, so reads coalesce as they do under load).
-// Stock and patched run in separate processes, alternating, in the same run.
+// Stock, patched (install(): the off-thread reader) and patched with the
+// main-thread reader (offThread: false) run in separate processes,
+// alternating, in the same run.
 //
 //   node bench/stdio.mjs [--calls=400] [--rounds=3] [--sdk=1,2]
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { READER_VARIANTS, installVariant } from './workloads.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -20,14 +23,14 @@ async function child() {
   const generation = Number(args.sdk);
   const { loadSdk, callTool } = require('../test/support/sdk.cjs');
   const { SERVER_PATH } = require('../test/support/repro.cjs');
-  if (args.variant === 'patched') require('../index.cjs').install({ paths: [ROOT] }); // this checkout's SDK copies, whatever the working directory
+  const checkReadBuffer = await installVariant(args.variant, ROOT);
   const sdk = await loadSdk(generation, 'esm');
   const client = new sdk.Client({ name: 'bench', version: '1.0.0' });
   let errors = 0;
   client.onerror = () => errors++;
-  await client.connect(
-    new sdk.StdioClientTransport({ command: process.execPath, args: [SERVER_PATH, '--mode=separate', '--gap=immediate', `--progress=${PROGRESS}`] }),
-  );
+  const transport = new sdk.StdioClientTransport({ command: process.execPath, args: [SERVER_PATH, '--mode=separate', '--gap=immediate', `--progress=${PROGRESS}`] });
+  await client.connect(transport);
+  checkReadBuffer(transport);
   let progress = 0;
   let next = 0;
   const worker = async () => {
@@ -58,7 +61,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 export function measureStdio({ rounds = Number(args.rounds ?? 3), sdks = String(args.sdk ?? '1,2').split(',').map(Number) } = {}) {
   const rows = [];
   for (const sdk of sdks) {
-    const samples = { stock: [], patched: [] };
+    const samples = { stock: [], patched: [], mainthread: [] };
     const last = {};
     for (let i = 0; i < rounds; i++) {
       for (const variant of Object.keys(samples)) {
@@ -66,28 +69,28 @@ export function measureStdio({ rounds = Number(args.rounds ?? 3), sdks = String(
         samples[variant].push(last[variant].callsPerSecond);
       }
     }
-    rows.push({ sdk, stock: median(samples.stock), patched: median(samples.patched), last });
+    rows.push({ sdk, ...Object.fromEntries(Object.entries(samples).map(([variant, xs]) => [variant, median(xs)])), last });
   }
   return rows;
 }
 
 if (args.child) {
   await child();
-} else if (process.argv[1] === fileURLToPath(import.meta.url) && args.json) {
-  const rows = measureStdio().map((r) => ({
-    row: `(c) calls per second over a real stdio child, ${r.sdk}.x, ${CONCURRENCY} concurrent, ${PROGRESS} progress per call`,
-    stock: r.stock,
-    patched: r.patched,
-    unit: 'calls/s',
-    lowerIsBetter: false,
-    note: `progress received: stock ${r.last.stock.progress}, patched ${r.last.patched.progress} of ${r.last.patched.expected}; onerror: stock ${r.last.stock.errors}, patched ${r.last.patched.errors}`,
-  }));
-  console.log(JSON.stringify({ rows }));
 } else if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const rows = [];
   for (const r of measureStdio()) {
-    console.log(
-      `SDK ${r.sdk}.x: stock ${r.stock.toFixed(0)} calls/s (${r.last.stock.progress}/${r.last.stock.expected} progress, ${r.last.stock.errors} onerror), ` +
-        `patched ${r.patched.toFixed(0)} calls/s (${r.last.patched.progress}/${r.last.patched.expected}, ${r.last.patched.errors} onerror): ${(r.patched / r.stock).toFixed(2)}×`,
-    );
+    for (const [variant, label] of READER_VARIANTS) {
+      if (r[variant] === undefined) continue;
+      rows.push({
+        row: `(c) calls per second over a real stdio child, ${r.sdk}.x, ${CONCURRENCY} concurrent, ${PROGRESS} progress per call${label}`,
+        stock: r.stock,
+        patched: r[variant],
+        unit: 'calls/s',
+        lowerIsBetter: false,
+        note: `progress received: stock ${r.last.stock.progress}, patched ${r.last[variant].progress} of ${r.last[variant].expected}; onerror: stock ${r.last.stock.errors}, patched ${r.last[variant].errors}`,
+      });
+    }
   }
+  if (args.json) console.log(JSON.stringify({ rows }));
+  else for (const r of rows) console.log(`${r.row}: stock ${r.stock.toFixed(0)}, patched ${r.patched.toFixed(0)} calls/s (${(r.patched / r.stock).toFixed(2)}×); ${r.note}`);
 }

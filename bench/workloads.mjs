@@ -17,10 +17,42 @@ export const TARGETS = {
  * against stock: [result key, what the row's name adds].
  */
 export const READER_VARIANTS = [
-  ['patched', ''],
-  ['thread', ', off-thread reader (offThread: true)'],
+  ['patched', ' (install(): the off-thread reader, the default)'],
+  ['mainthread', ', main-thread reader (offThread: false)'],
   ['tokio', ", off-thread reader with its worker on napi-rs's tokio runtime (--features tokio-reader)"],
 ];
+
+/**
+ * What install() gets in a bench child for each variant, and the read
+ * buffer it must then give the stdio transport (a comparison of stock with
+ * stock would mean nothing). stock: install() is not called.
+ */
+const VARIANT_SETUP = {
+  patched: { offThread: undefined, buffer: 'ThreadReadBuffer' },
+  mainthread: { offThread: false, buffer: 'NativeReadBuffer' },
+  tokio: { offThread: true, buffer: 'ThreadReadBuffer' },
+};
+
+/**
+ * Patch this process for `variant` with install() of `root`'s SDK copies
+ * (whatever the working directory); `offThread` (bounds to try) replaces the
+ * default of the variants that read off the main thread. Returns the check
+ * that a transport got the variant's read buffer (it throws otherwise).
+ */
+export async function installVariant(variant, root, offThread) {
+  const setup = VARIANT_SETUP[variant];
+  if (setup === undefined) {
+    if (variant !== 'stock') throw new Error(`unknown variant ${variant}: stock, ${Object.keys(VARIANT_SETUP).join(', ')}`);
+    return () => {};
+  }
+  const option = setup.offThread === false ? false : (offThread ?? setup.offThread);
+  const { install } = await import('../index.mjs');
+  install({ paths: [root], ...(option === undefined ? {} : { offThread: option }) });
+  return (transport) => {
+    const name = transport._readBuffer?.constructor?.name;
+    if (name !== setup.buffer) throw new Error(`install() gave the ${variant} variant's transport a ${name}, not a ${setup.buffer}`);
+  };
+}
 
 /** The middle value (the upper one of an even count). */
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
