@@ -12,6 +12,9 @@
 // wait for it (drain()) is not either, since the main thread is free then.
 // "native" is NativeReadBuffer: append + readMessage, all on the main thread.
 //
+// Time is wall time; where Node has process.threadCpuUsage() (not on 20),
+// the main thread's own CPU time too, which a busy machine does not lengthen.
+//
 //   node bench/thread-framing.mjs [--runs=5] [--quick] [--json]
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
@@ -34,42 +37,59 @@ function chunked(lines) {
   return chunks;
 }
 
-function floor(lines) {
+// The main thread's own CPU time, where Node has it (not on 20).
+const threadCpu = typeof process.threadCpuUsage === 'function' ? () => { const u = process.threadCpuUsage(); return (u.user + u.system) / 1000; } : () => NaN;
+
+// Times `run` as wall ms and main-thread CPU ms, added to `into`.
+function timed(into, run) {
   const t0 = performance.now();
+  const c0 = threadCpu();
+  const result = run();
+  into.ms += performance.now() - t0;
+  into.cpu += threadCpu() - c0;
+  return result;
+}
+
+function floor(lines) {
+  const t = { ms: 0, cpu: 0 };
   let n = 0;
-  for (const l of lines) if (JSON.parse(l) !== null) n++;
-  return { ms: performance.now() - t0, n };
+  timed(t, () => {
+    for (const l of lines) if (JSON.parse(l) !== null) n++;
+  });
+  return { ...t, n };
 }
 
 function mainThread(chunks) {
   const rb = new NativeReadBuffer();
+  const t = { ms: 0, cpu: 0 };
   let n = 0;
-  const t0 = performance.now();
-  for (const c of chunks) {
-    rb.append(c);
-    while (rb.readMessage() !== null) n++;
-  }
-  return { ms: performance.now() - t0, n };
+  timed(t, () => {
+    for (const c of chunks) {
+      rb.append(c);
+      while (rb.readMessage() !== null) n++;
+    }
+  });
+  return { ...t, n };
 }
 
 function offThread(chunks) {
   const rb = new ThreadReadBuffer({ inlineMax: 0 });
   const reader = rb._reader;
+  const t = { ms: 0, cpu: 0 };
   let n = 0;
-  let ms = 0;
-  let t0 = performance.now();
-  for (const c of chunks) rb.append(c);
-  ms += performance.now() - t0;
+  timed(t, () => {
+    for (const c of chunks) rb.append(c);
+  });
   reader.drain(); // the worker's time: not the main thread's
-  t0 = performance.now();
-  let out;
-  while ((out = reader.take()) !== undefined) {
-    rb._use(out);
-    while (rb.readMessage() !== null) n++;
-  }
-  ms += performance.now() - t0;
+  timed(t, () => {
+    let out;
+    while ((out = reader.take()) !== undefined) {
+      rb._use(out);
+      while (rb.readMessage() !== null) n++;
+    }
+  });
   rb.stop();
-  return { ms, n };
+  return { ...t, n };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -81,20 +101,27 @@ for (const [name, lines] of [
 ]) {
   const chunks = chunked(lines);
   const times = { floor: [], native: [], thread: [] };
+  const cpus = { floor: [], native: [], thread: [] };
   for (let r = 0; r < RUNS + 1; r++) {
     // Rotate the order; the first round warms up and is dropped.
     const order = ['floor', 'native', 'thread'].map((_, k, a) => a[(k + r) % a.length]);
     for (const v of order) {
-      const { ms, n } = v === 'floor' ? floor(lines) : v === 'native' ? mainThread(chunks) : offThread(chunks);
+      const { ms, cpu, n } = v === 'floor' ? floor(lines) : v === 'native' ? mainThread(chunks) : offThread(chunks);
       if (n !== lines.length) throw new Error(`${v}: ${n} of ${lines.length} messages`);
-      if (r > 0) times[v].push(ms);
+      if (r > 0) {
+        times[v].push(ms);
+        cpus[v].push(cpu);
+      }
     }
   }
-  const [f, nat, thr] = [median(times.floor), median(times.native), median(times.thread)];
-  for (const [variant, ms] of [
-    ["off-thread reader (install()'s default), what the main thread does", thr],
-    ['main-thread reader (offThread: false)', nat],
+  const f = median(times.floor);
+  const fCpu = median(cpus.floor);
+  for (const [variant, key] of [
+    ["off-thread reader (install()'s default), what the main thread does", 'thread'],
+    ['main-thread reader (offThread: false)', 'native'],
   ]) {
+    const ms = median(times[key]);
+    const cpu = median(cpus[key]);
     rows.push({
       row: `(a) main-thread time, ${name} in 64 KiB chunks: ${variant} vs JSON.parse of the lines (median of ${RUNS})`,
       stock: f,
@@ -104,7 +131,7 @@ for (const [name, lines] of [
       lowerIsBetter: true,
       target: `≤ ${TARGETS.mainThreadVsParse}× JSON.parse`,
       met: ms <= TARGETS.mainThreadVsParse * f,
-      note: `${(ms / f).toFixed(2)}× JSON.parse`,
+      note: `wall ${(ms / f).toFixed(2)}× JSON.parse` + (Number.isNaN(cpu) ? '' : `; main thread's CPU time ${cpu.toFixed(1)} ms, ${(cpu / fCpu).toFixed(2)}× JSON.parse's ${fCpu.toFixed(1)} ms`),
     });
   }
 }
