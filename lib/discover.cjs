@@ -115,7 +115,7 @@ function resolveExport(pkg, subpath, condition) {
 }
 
 /**
- * Every SDK build (package × ESM/CJS) resolvable from the given base
+ * Every SDK build (package x ESM/CJS) resolvable from the given base
  * directories: [{ name, version, build, file, root }], without duplicates.
  */
 function findSdkCopies(bases) {
@@ -187,7 +187,7 @@ function packageNameAt(dir) {
 /**
  * Whether the module file at `file` (a path, or a file: URL) belongs to a
  * package of the MCP SDK's npm scope, by the `name` in its nearest
- * package.json — so wherever it is installed, under an npm alias included.
+ * package.json - so wherever it is installed, under an npm alias included.
  * The load-time hooks ask this of each module they see; one package.json
  * read per directory, cached.
  */

@@ -2,7 +2,7 @@
 // around Module._load (CommonJS and require(esm)) and an ES module load hook,
 // module.registerHooks()'s wherever Node has it (22.15+, 23.5+: synchronous,
 // in-thread, no loader thread) and module.register()'s only where it does
-// not (20.19–22.14), so Node 26 never sees the deprecated module.register().
+// not (20.19-22.14), so Node 26 never sees the deprecated module.register().
 // What the hooks do is lib/hooks.cjs's, loaded when they first have work.
 //
 // An ES module that imports nothing, so that installing costs a process next

@@ -2,7 +2,7 @@
 // The SDK's packages and modules, as the loaders see them: which packages
 // there are and where each keeps its Protocol and stdio transports (per
 // generation), and how a loaded module is recognised as one that defines
-// them — by its source text (ES modules, for the load hooks) or by its
+// them - by its source text (ES modules, for the load hooks) or by its
 // exports (CommonJS).
 //
 // Dependency-free, requires nothing but node:path: lib/hooks.cjs loads it when `register`
@@ -94,7 +94,7 @@ function definedAt(source, i, length) {
 
 /**
  * What an ES module's source (a string, or its undecoded bytes as a Buffer)
- * defines at module scope: { protocol, transports } — whether it defines
+ * defines at module scope: { protocol, transports } - whether it defines
  * `Protocol`, and which stdio transport classes (looked for only with
  * `framing`, else []).
  */
