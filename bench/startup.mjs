@@ -1,8 +1,14 @@
 // Benchmark: what `register` costs a process at start, on each Node line
 // (the machine's Node and scripts/node-lines.mjs's 22, 24, 26, installed into
 // .node-lines/ on first use). Wall time of a whole process, stock against
-// `--import mcp-ordered-dispatch/register`, runs interleaved (stock, patched,
-// stock, ...) so that a busy machine slows both alike; medians.
+// `--import mcp-ordered-dispatch/register`, runs interleaved (each variant in
+// each position in turn) so that a busy machine slows all alike; medians.
+//
+// Measured as a user runs it: from an application directory built for the
+// run (in the OS temp dir, removed after) whose node_modules holds a copy of
+// the files this package ships (package.json `files`), the platform package
+// with this checkout's addon build (npm/<abi>/package.json and the .node
+// file), and the SDK packages (links to this checkout's node_modules).
 //
 //   -e 0            a process that never touches the SDK (every node, npm,
 //                   npx a host starts with register in NODE_OPTIONS)
@@ -13,8 +19,14 @@
 // Node 22.15+, 24 and 26 (module.registerHooks()). Node 20 has only
 // module.register() and its loader thread: shown for comparison.
 //
-//   node bench/startup.mjs [--runs=11] [--lines=22.23.5,26.12.1] [--quick] [--json]
+//   node bench/startup.mjs [--runs=11] [--lines=22.23.5,26.12.1] [--quick] [--json] [--keep]
+//
+// --keep leaves the application directory in place (its path is printed) for profiling.
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureNode, selectedLines } from '../scripts/node-lines.mjs';
 
@@ -26,27 +38,76 @@ const lines = args.lines ? String(args.lines).split(',') : selectedLines();
 // Reported by the process itself as it exits: max RSS and CPU time (all threads).
 const RSS = `process.on('exit', () => { const u = process.resourceUsage(); process.stderr.write('maxrss=' + u.maxRSS + ' cpu=' + (u.userCPUTime + u.systemCPUTime) + '\\n'); });`;
 const WORKLOADS = [
-  { name: '-e 0', args: ['-e', `0;${RSS}`] },
+  { name: '-e 0', sdk: false, args: ['-e', `0;${RSS}`] },
   {
     name: 'SDK 1.x client + stdio import',
+    sdk: true,
     args: ['--input-type=module', '-e', `import '@modelcontextprotocol/sdk/client/index.js'; import '@modelcontextprotocol/sdk/client/stdio.js'; ${RSS}`],
   },
   {
     name: 'SDK 2.x client + stdio import',
+    sdk: true,
     args: ['--input-type=module', '-e', `import '@modelcontextprotocol/client'; import '@modelcontextprotocol/client/stdio'; ${RSS}`],
   },
 ];
-// floor: what `--import` of an empty module costs by itself (the ES module
-// loader starting up for the flag), the least any `--import` entry can cost.
-// hooks: a no-op module.registerHooks() load hook (bench/noop-load-hook.mjs),
-// where the line has registerHooks: what any load hook costs the SDK import
-// in Node's own plumbing, before register's hook does anything.
+
+// The floors, each `--import`ed by the same kind of specifier as register
+// (a bare package subpath resolved through an `exports` map from the
+// application's node_modules), measured in the same runs:
+//   empty   an empty ES module: Node's own cost of the command itself
+//           (starting the ES module loader for the flag, resolving the
+//           package), the least any package's `--import` entry can cost;
+//   hook    a module whose module.registerHooks() load hook only calls the
+//           next one (bench/noop-load-hook.mjs), where the line has
+//           registerHooks: what Node's own hook plumbing costs every module
+//           once any load hook is in, before register's hook does anything.
+const FLOOR_PACKAGE = 'startup-floor';
 const VARIANTS = {
   stock: [],
-  floor: ['--import', 'data:text/javascript,'],
-  hooks: ['--import', fileURLToPath(new URL('noop-load-hook.mjs', import.meta.url))],
-  patched: ['--import', 'mcp-ordered-dispatch/register'],
+  empty: ['--import', `${FLOOR_PACKAGE}/empty`],
+  hook: ['--import', `${FLOOR_PACKAGE}/noop-hook`],
+  register: ['--import', 'mcp-ordered-dispatch/register'],
 };
+
+/** The application directory: package.json and node_modules as a user's install has them. */
+function makeApp() {
+  const app = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-startup-'));
+  const nm = path.join(app, 'node_modules');
+  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'startup-bench-app', version: '1.0.0', private: true }));
+  // This package: the files it ships.
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  const own = path.join(nm, pkg.name);
+  fs.mkdirSync(own, { recursive: true });
+  for (const entry of ['package.json', ...pkg.files]) fs.cpSync(path.join(ROOT, entry), path.join(own, entry), { recursive: true });
+  // Its platform package, holding this checkout's build of the addon.
+  const { platformArchABI, binaryFileName, platformPackageName, localBuildPath, npmDirOf } = createRequire(import.meta.url)('../lib/platform.cjs');
+  const abi = platformArchABI();
+  const platformDir = path.join(nm, platformPackageName(abi));
+  fs.mkdirSync(platformDir);
+  fs.copyFileSync(path.join(npmDirOf(abi), 'package.json'), path.join(platformDir, 'package.json'));
+  fs.copyFileSync(localBuildPath(abi), path.join(platformDir, binaryFileName(abi)));
+  // The SDK packages (their own dependencies resolve from this checkout's node_modules).
+  fs.mkdirSync(path.join(nm, '@modelcontextprotocol'));
+  for (const name of ['sdk', 'client']) {
+    fs.symlinkSync(path.join(ROOT, 'node_modules', '@modelcontextprotocol', name), path.join(nm, '@modelcontextprotocol', name), 'dir');
+  }
+  // The floors' package.
+  const floor = path.join(nm, FLOOR_PACKAGE);
+  fs.mkdirSync(floor);
+  fs.writeFileSync(
+    path.join(floor, 'package.json'),
+    JSON.stringify({
+      name: FLOOR_PACKAGE,
+      version: '1.0.0',
+      exports: { './empty': { import: './empty.mjs', require: './empty.cjs' }, './noop-hook': { import: './noop-hook.mjs' } },
+    }),
+  );
+  fs.writeFileSync(path.join(floor, 'empty.mjs'), '');
+  fs.writeFileSync(path.join(floor, 'empty.cjs'), '');
+  fs.copyFileSync(fileURLToPath(new URL('noop-load-hook.mjs', import.meta.url)), path.join(floor, 'noop-hook.mjs'));
+  return app;
+}
+
 // Each variant in each position in turn.
 const rotations = (names) => names.map((_, i) => [...names.slice(i), ...names.slice(0, i)]);
 
@@ -55,11 +116,11 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-function once(bin, argv) {
+function once(bin, argv, cwd) {
   const env = { ...process.env };
   delete env.NODE_OPTIONS;
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(bin, argv, { cwd: ROOT, env, encoding: 'utf8' });
+  const r = spawnSync(bin, argv, { cwd, env, encoding: 'utf8' });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0) throw new Error(`${bin} ${argv.join(' ')} exited ${r.status}: ${r.stderr}`);
   const [, rssKb, cpuUs] = r.stderr.match(/maxrss=(\d+) cpu=(\d+)\n/) ?? [];
@@ -68,41 +129,72 @@ function once(bin, argv) {
   return { ms, rssMb: Number(rssKb) / 1024, cpuMs: Number(cpuUs) / 1000 };
 }
 
-function measure(bin, version) {
+// Issue 14's targets, where register runs on module.registerHooks().
+const TARGETS = { '-e 0': 1.05, sdk: 1.1 };
+
+function measure(bin, version, app) {
   const rows = [];
   const probe = spawnSync(bin, ['-p', 'typeof require("node:module").registerHooks'], { encoding: 'utf8' });
   const hasHooks = probe.stdout.trim() === 'function';
   const hooks = hasHooks ? 'module.registerHooks()' : 'module.register()';
-  const orders = rotations(hasHooks ? ['stock', 'floor', 'hooks', 'patched'] : ['stock', 'floor', 'patched']);
+  const names = hasHooks ? ['stock', 'empty', 'hook', 'register'] : ['stock', 'empty', 'register'];
+  const orders = rotations(names);
   for (const w of WORKLOADS) {
-    const samples = { stock: [], floor: [], hooks: [], patched: [] };
-    once(bin, [...VARIANTS.patched, ...w.args]); // warm the file cache
+    const samples = Object.fromEntries(names.map((v) => [v, []]));
+    for (const v of names) once(bin, [...VARIANTS[v], ...w.args], app); // warm the file cache
     for (let i = 0; i < RUNS; i++) {
-      for (const v of orders[i % orders.length]) samples[v].push(once(bin, [...VARIANTS[v], ...w.args]));
+      for (const v of orders[i % orders.length]) samples[v].push(once(bin, [...VARIANTS[v], ...w.args], app));
     }
     const ms = (v) => median(samples[v].map((s) => s.ms));
     const rss = (v) => median(samples[v].map((s) => s.rssMb));
     const cpu = (v) => median(samples[v].map((s) => s.cpuMs));
-    rows.push({
+    const ratio = (v, of = 'stock') => (ms(v) / ms(of)).toFixed(2);
+    const cpuRatio = (v, of = 'stock') => (cpu(v) / cpu(of)).toFixed(2);
+    const limit = TARGETS[w.sdk ? 'sdk' : w.name];
+    const row = {
       row: `startup, node ${version}: ${w.name}, --import register`,
       stock: ms('stock'),
-      patched: ms('patched'),
+      patched: ms('register'),
       unit: 'ms',
       lowerIsBetter: true,
-      note: `wall time, median of ${RUNS}; ${hooks}; --import of an empty module alone ${ms('floor').toFixed(1)} ms (${(ms('floor') / ms('stock')).toFixed(2)}×)${hasHooks ? `; a no-op registerHooks load hook alone ${ms('hooks').toFixed(1)} ms (${(ms('hooks') / ms('stock')).toFixed(2)}×, CPU ${(cpu('hooks') / cpu('stock')).toFixed(2)}×)` : ''}; CPU ${cpu('stock').toFixed(0)} → ${cpu('patched').toFixed(0)} ms (${(cpu('patched') / cpu('stock')).toFixed(2)}×); max RSS ${rss('stock').toFixed(1)} → ${rss('patched').toFixed(1)} MB`,
-    });
-    process.stderr.write(`  node ${version} ${w.name}: stock ${ms('stock').toFixed(1)} ms, register ${ms('patched').toFixed(1)} ms (${(ms('patched') / ms('stock')).toFixed(3)}×), empty --import ${(ms('floor') / ms('stock')).toFixed(3)}×${hasHooks ? `, no-op hook ${(ms('hooks') / ms('stock')).toFixed(3)}×` : ''}; CPU ${(cpu('patched') / cpu('stock')).toFixed(3)}×, empty --import ${(cpu('floor') / cpu('stock')).toFixed(3)}×${hasHooks ? `, no-op hook ${(cpu('hooks') / cpu('stock')).toFixed(3)}×` : ''}\n`);
+      note:
+        `wall time, median of ${RUNS}, from an app's node_modules; ${hooks}; ` +
+        `floors (×stock): an empty module by bare specifier ${ms('empty').toFixed(1)} ms (${ratio('empty')}×)` +
+        (hasHooks ? `, a no-op registerHooks hook by bare specifier ${ms('hook').toFixed(1)} ms (${ratio('hook')}×)` : '') +
+        `; register ÷ empty-module floor ${ratio('register', 'empty')}×; ` +
+        `CPU ${cpu('stock').toFixed(0)} → ${cpu('register').toFixed(0)} ms (${cpuRatio('register')}×; floors ${cpuRatio('empty')}×${hasHooks ? `, ${cpuRatio('hook')}×` : ''}); ` +
+        `max RSS ${rss('stock').toFixed(1)} → ${rss('register').toFixed(1)} MB`,
+    };
+    if (hasHooks) {
+      row.target = `≤ ${limit.toFixed(2)}× (issue 14)`;
+      row.met = ms('register') / ms('stock') <= limit;
+    }
+    rows.push(row);
+    process.stderr.write(
+      `  node ${version} ${w.name}: stock ${ms('stock').toFixed(1)} ms, register ${ms('register').toFixed(1)} ms (${ratio('register')}×), ` +
+        `empty-module floor ${ratio('empty')}×${hasHooks ? `, no-op hook ${ratio('hook')}×` : ''}, register ÷ floor ${ratio('register', 'empty')}×; ` +
+        `CPU register ${cpuRatio('register')}×, floor ${cpuRatio('empty')}×${hasHooks ? `, no-op hook ${cpuRatio('hook')}×` : ''}\n`,
+    );
   }
   return rows;
 }
 
+const app = makeApp();
 const rows = [];
-rows.push(...measure(process.execPath, process.version.slice(1)));
-for (const version of lines) rows.push(...measure(ensureNode(version), version));
+try {
+  rows.push(...measure(process.execPath, process.version.slice(1), app));
+  for (const version of lines) rows.push(...measure(ensureNode(version), version, app));
+} finally {
+  if (args.keep) process.stderr.write(`application directory kept: ${app}\n`);
+  else fs.rmSync(app, { recursive: true, force: true });
+}
 
 if (args.json) {
   console.log(JSON.stringify({ rows }));
 } else {
-  console.log(`| measurement | stock | --import register | ratio | notes |\n|---|---|---|---|---|`);
-  for (const r of rows) console.log(`| ${r.row} | ${r.stock.toFixed(1)} ms | ${r.patched.toFixed(1)} ms | ${(r.patched / r.stock).toFixed(3)}× | ${r.note} |`);
+  console.log(`| measurement | stock | --import register | ratio | target | notes |\n|---|---|---|---|---|---|`);
+  for (const r of rows) {
+    const target = r.target ? `${r.target}: ${r.met ? 'met' : 'not met'}` : '';
+    console.log(`| ${r.row} | ${r.stock.toFixed(1)} ms | ${r.patched.toFixed(1)} ms | ${(r.patched / r.stock).toFixed(3)}× | ${target} | ${r.note} |`);
+  }
 }

@@ -17,6 +17,16 @@ function readJson(file) {
   }
 }
 
+/**
+ * The package.json in `dir`, or undefined. For the walks up from a module's
+ * directory, where most directories have none: a missing file is asked
+ * about without the cost of a thrown error.
+ */
+function packageJsonIn(dir) {
+  const file = path.join(dir, 'package.json');
+  return fs.existsSync(file) ? readJson(file) : undefined;
+}
+
 /** The node_modules directories `base` resolves packages from, nearest first. */
 function nodeModulesDirs(base) {
   try {
@@ -115,7 +125,7 @@ function resolveExport(pkg, subpath, condition) {
 }
 
 /**
- * Every SDK build (package × ESM/CJS) resolvable from the given base
+ * Every SDK build (package x ESM/CJS) resolvable from the given base
  * directories: [{ name, version, build, file, root }], without duplicates.
  */
 function findSdkCopies(bases) {
@@ -159,7 +169,7 @@ function findSdkFiles(bases, packages) {
 function packageOf(file) {
   let dir = path.dirname(file);
   for (;;) {
-    const pkg = readJson(path.join(dir, 'package.json'));
+    const pkg = packageJsonIn(dir);
     if (pkg && typeof pkg.name === 'string') return { name: pkg.name, version: pkg.version, root: dir };
     const parent = path.dirname(dir);
     if (parent === dir) return undefined;
@@ -173,7 +183,7 @@ const packageNameOfDir = new Map();
 function packageNameAt(dir) {
   const known = packageNameOfDir.get(dir);
   if (known !== undefined) return known;
-  const pkg = readJson(path.join(dir, 'package.json'));
+  const pkg = packageJsonIn(dir);
   let name;
   if (pkg && typeof pkg.name === 'string') name = pkg.name;
   else {
@@ -187,7 +197,7 @@ function packageNameAt(dir) {
 /**
  * Whether the module file at `file` (a path, or a file: URL) belongs to a
  * package of the MCP SDK's npm scope, by the `name` in its nearest
- * package.json — so wherever it is installed, under an npm alias included.
+ * package.json - so wherever it is installed, under an npm alias included.
  * The load-time hooks ask this of each module they see; one package.json
  * read per directory, cached.
  */
@@ -211,7 +221,7 @@ function buildOf(file) {
   if (file.endsWith('.cjs')) return 'cjs';
   let dir = path.dirname(file);
   for (;;) {
-    const pkg = readJson(path.join(dir, 'package.json'));
+    const pkg = packageJsonIn(dir);
     if (pkg && pkg.type !== undefined) return pkg.type === 'module' ? 'esm' : 'cjs';
     if (pkg && typeof pkg.name === 'string') return 'cjs';
     const parent = path.dirname(dir);

@@ -12,37 +12,46 @@ const sdk = require('./adapters/modules.cjs');
 
 const MARKER = '__mcpOrderedDispatchPatch';
 
-/**
- * `source` with the patch call appended, or undefined when the module defines
- * nothing to patch (or already carries the call: a hook registered twice).
- */
-function withPatchCall(source, patchUrl, framing) {
-  if (source.includes(MARKER)) return undefined;
-  const protocol = sdk.definesProtocol(source);
-  const transports = framing ? sdk.stdioClassesDefinedIn(source) : [];
-  if (!protocol && transports.length === 0) return undefined;
+/** The call appended to a module that defines { protocol, transports } (lib/adapters/modules.cjs's definedClasses). */
+function patchCall({ protocol, transports }, patchUrl) {
   let tail = `\n;import { patchFromLoader as ${MARKER}, patchStdioFromLoader as ${MARKER}Stdio } from ${JSON.stringify(patchUrl)};\n`;
   if (protocol) tail += `${MARKER}(Protocol, import.meta.url);\n`;
   if (transports.length > 0) tail += `${MARKER}Stdio({ ${transports.join(', ')} }, import.meta.url);\n`;
-  return source + tail;
+  return tail;
+}
+
+/** The classes `source` (a string or Buffer) defines that need the call, or undefined (none, or it already carries the call: a hook registered twice). */
+function needsCall(source, framing) {
+  const defined = sdk.definedClasses(source, framing);
+  if (!defined.protocol && defined.transports.length === 0) return undefined;
+  return source.indexOf(MARKER) >= 0 ? undefined : defined;
+}
+
+/**
+ * `source` (a string) with the patch call appended, or undefined when the
+ * module defines nothing to patch (or already carries the call).
+ */
+function withPatchCall(source, patchUrl, framing) {
+  const defined = needsCall(source, framing);
+  return defined === undefined ? undefined : source + patchCall(defined, patchUrl);
 }
 
 /**
  * A load hook's `source` (string, Buffer, ArrayBuffer or typed array) with
  * the patch call appended, or undefined when there is nothing to patch.
+ * Bytes are looked at undecoded and returned as bytes (a Buffer), for Node
+ * to decode once, as it does any module's source: most SDK modules define
+ * nothing to patch and are passed on untouched.
  */
 function patchedSource(source, patchUrl, framing) {
-  if (typeof source !== 'string') {
-    const bytes = Buffer.isBuffer(source)
-      ? source
-      : ArrayBuffer.isView(source)
-        ? Buffer.from(source.buffer, source.byteOffset, source.byteLength)
-        : Buffer.from(source);
-    // Most SDK modules define nothing to patch, and are passed on undecoded.
-    if (!sdk.mayDefine(bytes, framing)) return undefined;
-    source = bytes.toString('utf8');
-  }
-  return withPatchCall(source, patchUrl, framing);
+  if (typeof source === 'string') return withPatchCall(source, patchUrl, framing);
+  const bytes = Buffer.isBuffer(source)
+    ? source
+    : ArrayBuffer.isView(source)
+      ? Buffer.from(source.buffer, source.byteOffset, source.byteLength)
+      : Buffer.from(source);
+  const defined = needsCall(bytes, framing);
+  return defined === undefined ? undefined : Buffer.concat([bytes, Buffer.from(patchCall(defined, patchUrl))]);
 }
 
 /**

@@ -10,12 +10,14 @@
 //     SDK modules that define `Protocol` or a stdio transport
 //     (lib/esm-transform.cjs), in module.registerHooks()'s load hook;
 //     registerEsmHooks() registers the module.register() hooks
-//     (lib/esm-hooks.mjs) where Node has no registerHooks (20.19–22.14).
+//     (lib/esm-hooks.mjs) where Node has no registerHooks (20.19-22.14).
 //
 // The native addon, the patcher and the SDK source checks are loaded when an
-// SDK module loads. With no loadable addon, that first SDK load prints one
-// warning (the loader's message) and every SDK copy stays stock; the
-// application runs.
+// SDK module loads. The files loaded on that path are plain ASCII: V8 first
+// converts a source with any other character to two-byte text, which every
+// process that loads the SDK would pay for. With no loadable addon, that
+// first SDK load prints one warning (the loader's message) and every SDK
+// copy stays stock; the application runs.
 
 const Module = require('node:module');
 const path = require('node:path');

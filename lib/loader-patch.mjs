@@ -1,11 +1,10 @@
 // Called from SDK ES modules that a register load hook has appended a line
 // to (lib/esm-transform.cjs), as each finishes evaluating. The patcher and
 // the native addon load here, on first use (lib/hooks.cjs).
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
-
-const require = createRequire(import.meta.url);
-const { patchLoaded, patchStdioLoaded } = require('./hooks.cjs');
+// Node's built-ins are taken with process.getBuiltinModule(), not imported
+// (see lib/install-hooks.mjs): this module loads in every process that loads the SDK.
+const { fileURLToPath } = process.getBuiltinModule('node:url');
+const { patchLoaded, patchStdioLoaded } = process.getBuiltinModule('node:module').createRequire(import.meta.url)('./hooks.cjs');
 
 export function patchFromLoader(Protocol, url) {
   patchLoaded(Protocol, fileURLToPath(url));

@@ -2,7 +2,7 @@
 // The native addon, loaded on first use (so that requiring the package never
 // throws when no binary fits this machine): from the file named by
 // MCP_ORDERED_DISPATCH_NATIVE if set, else the platform package
-// (`mcp-ordered-dispatch-<platform>`), else a local build in a clone — see
+// (`mcp-ordered-dispatch-<platform>`), else a local build in a clone - see
 // lib/platform.cjs. Exports the addon's exports ({ Dispatcher, classify, ... },
 // each a getter that loads it), with Dispatcher.prototype.dispatch replaced by
 // a JavaScript front end (see below), plus load() and NativeAddonError.
@@ -42,7 +42,7 @@ const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 
 // Reading a property through N-API costs ~150 ns; a JIT-compiled read in
 // JavaScript ~1 ns. So `dispatch` gathers here exactly the values the Rust
-// classifier inspects (the `for...in` key set — what zod's .strict() checks —
+// classifier inspects (the `for...in` key set - what zod's .strict() checks -
 // the six known fields, and the nested ones only under objects) and passes
 // them to the native `_dispatchGathered`, which makes every decision and owns
 // the ordering queue. `keys` < 0 makes the native side read the message

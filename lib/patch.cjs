@@ -12,15 +12,15 @@
 // _onresponse, _onrequest and every subclass override stay the SDK's.
 
 const native = require('./native.cjs');
-const v1 = require('./adapters/v1.cjs');
-const v2 = require('./adapters/v2.cjs');
 const { notificationHandlerError } = require('./adapters/common.cjs');
 const { notificationDispatch, generationOfShape } = require('./adapters/upstream.cjs');
 const progress = require('./progress.cjs');
 const stdioAdapter = require('./adapters/stdio.cjs');
 const { UnsupportedSdkError, describeSource, patchRecordOf, replaceMethods } = require('./patching.cjs');
 
-const ADAPTERS = [v2, v1];
+// Each adapter loads when a class is first checked against it: a process
+// that loads only 2.x SDK copies never loads the 1.x adapter.
+const ADAPTERS = [() => require('./adapters/v2.cjs'), () => require('./adapters/v1.cjs')];
 const kPatch = Symbol.for('mcp-ordered-dispatch.patch');
 
 function describe(source) {
@@ -35,7 +35,8 @@ function selectAdapter(Protocol, source) {
     );
   }
   const reasons = [];
-  for (const adapter of ADAPTERS) {
+  for (const load of ADAPTERS) {
+    const adapter = load();
     const why = adapter.refuse(Protocol);
     if (why === null) return adapter;
     reasons.push(`${adapter.generation}.x: ${why}`);

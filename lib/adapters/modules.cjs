@@ -2,7 +2,7 @@
 // The SDK's packages and modules, as the loaders see them: which packages
 // there are and where each keeps its Protocol and stdio transports (per
 // generation), and how a loaded module is recognised as one that defines
-// them — by its source text (ES modules, for the load hooks) or by its
+// them - by its source text (ES modules, for the load hooks) or by its
 // exports (CommonJS).
 //
 // Dependency-free, requires nothing but node:path: lib/hooks.cjs loads it when `register`
@@ -44,36 +44,83 @@ function generationOfPackage(name) {
 
 // ---- ES modules, by source text (the load hooks) ----
 
-const DEFINES_PROTOCOL = /(?:^|\n)(?:export class Protocol\b|var Protocol = class\b|class Protocol\b)/;
-const DEFINES_STDIO_TRANSPORT =
-  /(?:^|\n)(?:export class (Stdio(?:Client|Server)Transport)\b|var (Stdio(?:Client|Server)Transport) = class\b|class (Stdio(?:Client|Server)Transport)\b)/g;
+// A module defines a class `Name` at module scope, as the SDK's builds write
+// it, when a line starts with one of
+//   export class Name      class Name      var Name = class
+// followed by a character that cannot continue an identifier (\b) or the end
+// of the source. These are looked for in a module's undecoded bytes (a
+// Buffer) or its text alike, by one scan for `Protocol` and one for `Stdio`
+// (the start of both transports' names): no decoding, no regular expression
+// over every module the application loads.
 
-// Byte strings that every match of the patterns above contains: most SDK
-// modules contain none, and are then passed on without being decoded. Each
-// group has one substring common to all its needles, looked for first: one
-// scan of a module's bytes per group, not one per needle.
-const PROTOCOL_NEEDLES = { common: 'Protocol', needles: ['class Protocol', 'Protocol = class'] };
-const STDIO_NEEDLES = {
-  common: 'Stdio',
-  needles: ['class StdioClientTransport', 'class StdioServerTransport', 'StdioClientTransport = class', 'StdioServerTransport = class'],
-};
+const PROTOCOL = 'Protocol';
+const STDIO_PREFIX = 'Stdio';
+/** The stdio transport classes, by the name the SDK's modules define them under. */
+const STDIO_CLASSES = ['StdioClientTransport', 'StdioServerTransport'];
+
+const NEWLINE = 0x0a;
+
+/** The char code (a byte of a Buffer) at `i`, or -1 past the end. */
+function codeAt(source, i) {
+  if (i < 0 || i >= source.length) return -1;
+  return typeof source === 'string' ? source.charCodeAt(i) : source[i];
+}
+
+/** Whether `source` holds the ASCII text `text` at `i`. */
+function hasAt(source, i, text) {
+  if (i < 0 || i + text.length > source.length) return false;
+  for (let k = 0; k < text.length; k++) if (codeAt(source, i + k) !== text.charCodeAt(k)) return false;
+  return true;
+}
+
+/** Whether the char code `c` ends a word (\b): not A-Z, a-z, 0-9 or _ (-1: the end). */
+function endsWord(c) {
+  return !((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x5f);
+}
+
+/** Whether a line starts at `i` (the start of the source, or after a newline). */
+function lineStartsAt(source, i) {
+  return i === 0 || codeAt(source, i - 1) === NEWLINE;
+}
+
+/** Whether the name of `length` chars at `i` is a module-scope class definition (see above). */
+function definedAt(source, i, length) {
+  const after = i + length;
+  if (hasAt(source, i - 6, 'class ') && endsWord(codeAt(source, after))) {
+    return lineStartsAt(source, i - 6) || (hasAt(source, i - 13, 'export ') && lineStartsAt(source, i - 13));
+  }
+  return hasAt(source, i - 4, 'var ') && lineStartsAt(source, i - 4) && hasAt(source, after, ' = class') && endsWord(codeAt(source, after + 8));
+}
+
+/**
+ * What an ES module's source (a string, or its undecoded bytes as a Buffer)
+ * defines at module scope: { protocol, transports } - whether it defines
+ * `Protocol`, and which stdio transport classes (looked for only with
+ * `framing`, else []).
+ */
+function definedClasses(source, framing = true) {
+  let protocol = false;
+  for (let i = source.indexOf(PROTOCOL); i >= 0 && !protocol; i = source.indexOf(PROTOCOL, i + 1)) {
+    protocol = definedAt(source, i, PROTOCOL.length);
+  }
+  const transports = [];
+  if (framing) {
+    for (let i = source.indexOf(STDIO_PREFIX); i >= 0; i = source.indexOf(STDIO_PREFIX, i + 1)) {
+      const name = STDIO_CLASSES.find((n) => hasAt(source, i, n));
+      if (name !== undefined && !transports.includes(name) && definedAt(source, i, name.length)) transports.push(name);
+    }
+  }
+  return { protocol, transports };
+}
 
 /** Whether an ES module's source defines `Protocol` as a module-scope class. */
 function definesProtocol(source) {
-  return DEFINES_PROTOCOL.test(source);
+  return definedClasses(String(source), false).protocol;
 }
 
 /** The names of the SDK stdio transport classes an ES module's source defines (module-scope bindings). */
 function stdioClassesDefinedIn(source) {
-  const names = new Set();
-  for (const m of String(source).matchAll(DEFINES_STDIO_TRANSPORT)) names.add(m[1] ?? m[2] ?? m[3]);
-  return [...names];
-}
-
-/** Whether a module's undecoded bytes (a Buffer) may define Protocol (or, with `framing`, a stdio transport). */
-function mayDefine(bytes, framing) {
-  const found = ({ common, needles }) => bytes.includes(common) && needles.some((n) => bytes.includes(n));
-  return found(PROTOCOL_NEEDLES) || (framing && found(STDIO_NEEDLES));
+  return definedClasses(String(source), true).transports;
 }
 
 // ---- CommonJS, by exports ----
@@ -96,9 +143,9 @@ module.exports = {
   STDIO_EXPORTS,
   STDIO_MODULES,
   generationOfPackage,
+  definedClasses,
   definesProtocol,
   stdioClassesDefinedIn,
-  mayDefine,
   isSdkProtocol,
   exportsStdio,
 };
