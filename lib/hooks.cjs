@@ -23,8 +23,19 @@ const Module = require('node:module');
 const path = require('node:path');
 const sdk = require('./adapters/modules.cjs');
 
-// MCP_ORDERED_DISPATCH_FRAMING=off keeps the SDK's own stdio ReadBuffer.
-const framing = !/^(0|off|false|no)$/i.test(process.env.MCP_ORDERED_DISPATCH_FRAMING ?? '');
+/**
+ * What MCP_ORDERED_DISPATCH_FRAMING asks of register, which takes no
+ * options: 'off' (also 0, false, no): the SDK's own stdio ReadBuffer;
+ * 'main-thread': the main-thread reader (offThread: false); anything else:
+ * the default, the off-thread reader.
+ */
+function framingFromEnv(value = process.env.MCP_ORDERED_DISPATCH_FRAMING ?? '') {
+  if (/^(0|off|false|no)$/i.test(value)) return 'off';
+  return /^main-thread$/i.test(value) ? 'main-thread' : 'default';
+}
+const framingMode = framingFromEnv();
+const framing = framingMode !== 'off';
+const stdioOptions = { offThread: framingMode === 'main-thread' ? false : undefined };
 
 const LOAD_FAILED = 'MCP_ORDERED_DISPATCH_LOAD_FAILED';
 
@@ -64,7 +75,7 @@ function patchLoaded(Protocol, file) {
 /** Native framing for the stdio transport classes among `exports` (a module's exports or a { name: class } object). */
 function patchStdioLoaded(exports, file) {
   const m = loadMachinery();
-  if (m !== null) m.patchStdioExports(exports, file);
+  if (m !== null) m.patchStdioExports(exports, file, stdioOptions);
 }
 
 /**
@@ -126,4 +137,4 @@ function registerEsmHooks() {
   Module.register(pathToFileURL(path.join(__dirname, 'esm-hooks.mjs')).href, { data: { patchUrl: patchUrl(), framing } });
 }
 
-module.exports = { afterRequire, patchRequired, esmLoaded, registerEsmHooks, patchLoaded, patchStdioLoaded };
+module.exports = { afterRequire, patchRequired, esmLoaded, registerEsmHooks, patchLoaded, patchStdioLoaded, framingFromEnv };

@@ -9,7 +9,7 @@
 // root (`npm run build`, i.e. `napi build --platform`).
 //
 // The names come from package.json's `napi` field (binaryName, packageName,
-// targets) — the one place they are written — and the platform string is
+// targets) - the one place they are written - and the platform string is
 // napi-rs's `platformArchABI`. Used by the loader (lib/native.cjs), the build
 // script (scripts/build.cjs), doctor and the tests.
 

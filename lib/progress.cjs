@@ -1,9 +1,9 @@
 'use strict';
 // The progress-token lifecycle, per Client/Server instance (both SDK generations).
 //
-// Every retire point of the SDK — the response, cancellation, the request
+// Every retire point of the SDK - the response, cancellation, the request
 // timeout, maxTotalTimeout, a failed send (2.x), terminal task cleanup (1.x)
-// — ends with `_progressHandlers.delete(messageId)`, and a close with
+// - ends with `_progressHandlers.delete(messageId)`, and a close with
 // `_progressHandlers.clear()`; a request sent with `onprogress` starts with
 // `_progressHandlers.set(messageId, ...)`. So the instance's own map is
 // instrumented, and the native token table (src/core/tokens.rs) follows it

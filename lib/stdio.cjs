@@ -13,8 +13,8 @@
 // envelope; its body's syntax is that JSON.parse's to check: when it throws,
 // each message is parsed on its own, and a line JSON.parse refuses gets the
 // framer's checking path's verdict (recheck), so bad lines are reported
-// exactly as if every body had been checked in Rust. Everything else — the transport's
-// processReadBuffer loop, onmessage/onerror, close — stays the SDK's.
+// exactly as if every body had been checked in Rust. Everything else - the transport's
+// processReadBuffer loop, onmessage/onerror, close - stays the SDK's.
 //
 // Drop-in: for every input, a patched transport delivers what the stock one
 // delivers (deep-equal objects), calls onerror as many times, and closes when
@@ -531,7 +531,7 @@ function isStdioPatched(Transport) {
 }
 
 /**
- * Every SDK stdio transport module (package × ESM/CJS build) resolvable from
+ * Every SDK stdio transport module (package x ESM/CJS build) resolvable from
  * the base directories: [{ name, version, build, file, root, exportName, sdk }].
  * Nothing is loaded.
  */
@@ -586,21 +586,11 @@ function patchStdioTransports(bases, options = {}) {
 }
 
 /**
- * For load-time hooks: patch whatever stdio transport classes a just-loaded
- * SDK module exports. An unsupported shape is left stock with a warning.
+ * For load-time hooks (lib/hooks.cjs): patch whatever stdio transport
+ * classes a just-loaded SDK module exports. An unsupported shape is left
+ * stock with a warning. options: { offThread? }, as patchStdioTransport's.
  */
-/**
- * What MCP_ORDERED_DISPATCH_FRAMING asks of `register`, which takes no
- * options: 'off' (also 0, false, no): the SDK's own ReadBuffer;
- * 'main-thread': the main-thread reader (offThread: false); anything else:
- * the default, the off-thread reader.
- */
-function framingFromEnv(value = process.env.MCP_ORDERED_DISPATCH_FRAMING ?? '') {
-  if (/^(0|off|false|no)$/i.test(value)) return 'off';
-  return /^main-thread$/i.test(value) ? 'main-thread' : 'default';
-}
-
-function patchStdioExports(exports, file) {
+function patchStdioExports(exports, file, options = {}) {
   if (exports === null || (typeof exports !== 'object' && typeof exports !== 'function')) return;
   for (const exportName of sdkModules.STDIO_EXPORTS) {
     let Transport;
@@ -612,7 +602,7 @@ function patchStdioExports(exports, file) {
     if (typeof Transport !== 'function' || isStdioPatched(Transport)) continue;
     const source = file ? sourceOfFile(file) : undefined;
     try {
-      patchStdioTransport(Transport, { sdk: sdkModules.generationOfPackage(source?.name), source, offThread: framingFromEnv() === 'main-thread' ? false : undefined });
+      patchStdioTransport(Transport, { sdk: sdkModules.generationOfPackage(source?.name), source, offThread: options.offThread });
     } catch (error) {
       warnUnsupported(error);
     }
@@ -620,7 +610,6 @@ function patchStdioExports(exports, file) {
 }
 
 module.exports = {
-  framingFromEnv,
   NativeReadBuffer,
   StdioFramingError,
   patchStdioTransport,

@@ -376,7 +376,8 @@ test('register gives started stdio transports the off-thread reader; MCP_ORDERED
 });
 
 test('framingFromEnv: what MCP_ORDERED_DISPATCH_FRAMING asks of register', () => {
-  for (const v of ['off', 'OFF', '0', 'false', 'no']) assert.equal(stdio.framingFromEnv(v), 'off', v);
-  for (const v of ['main-thread', 'Main-Thread']) assert.equal(stdio.framingFromEnv(v), 'main-thread', v);
-  for (const v of ['', 'on', '1', 'off-thread', 'mainthread']) assert.equal(stdio.framingFromEnv(v), 'default', v);
+  const { framingFromEnv } = require('../lib/hooks.cjs');
+  for (const v of ['off', 'OFF', '0', 'false', 'no']) assert.equal(framingFromEnv(v), 'off', v);
+  for (const v of ['main-thread', 'Main-Thread']) assert.equal(framingFromEnv(v), 'main-thread', v);
+  for (const v of ['', 'on', '1', 'off-thread', 'mainthread']) assert.equal(framingFromEnv(v), 'default', v);
 });

@@ -2,7 +2,7 @@
 // Adapter for the SDK's stdio transports (1.x `StdioClientTransport` /
 // `StdioServerTransport`, 2.x `@modelcontextprotocol/client/stdio` and
 // `@modelcontextprotocol/server/stdio`; ESM and CJS builds): what lib/stdio.cjs
-// needs to know about them to swap their ReadBuffer for a NativeReadBuffer —
+// needs to know about them to swap their ReadBuffer for a NativeReadBuffer -
 // the shape of a transport class it can patch, how an instance keeps its
 // stock ReadBuffer (and that buffer's limit and held bytes), which generation
 // a ReadBuffer is, and where SDK releases' message schemas differ.
@@ -47,7 +47,7 @@ function readBufferOf(transport) {
 
 /**
  * Per message, on the routing path: whatever the transport holds as its read
- * buffer, unchecked — the Dispatcher takes a hand-off from it only when the
+ * buffer, unchecked - the Dispatcher takes a hand-off from it only when the
  * message is the very object that buffer last returned (lib/native.cjs).
  */
 function handoffSourceOf(transport) {
