@@ -22,6 +22,7 @@ export const SUITES = [
   'test/register.test.mjs', // register: --import/--require, ESM/CJS, nested copies
   'test/register-quiet.test.mjs', // register prints nothing, registerHooks where Node has it, lazy
   'test/register-failsoft.test.mjs', // no loadable addon: the app runs stock, one warning
+  'test/register-transform.test.mjs', // the load hooks' source check on every installed SDK release
   'test/unsupported.test.mjs', // install() and register on an SDK shape we do not know
   'test/runners.test.mjs', // node:test, Vitest and Jest setup files
   'test/progress-lifecycle.test.mjs',
