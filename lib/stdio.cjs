@@ -454,7 +454,7 @@ function useNativeReadBuffer(transport, record) {
   // offThread (lib/stdio-thread.cjs): framed on a worker thread, delivered to this transport.
   const ReadBuffer = record.offThread ? require('./stdio-thread.cjs').ThreadReadBuffer : NativeReadBuffer;
   const buffer = new ReadBuffer({
-    ...(record.offThread ? { ...record.offThread, transport } : {}),
+    ...(record.offThread ? { ...(record.offThread === true ? {} : record.offThread), transport } : {}),
     // The stock buffer's own limit, whatever it is (none: none here either).
     maxBufferSize,
     sdk,
@@ -502,7 +502,9 @@ function patchStdioTransport(Transport, options = {}) {
   };
   // The off-thread reader unless offThread is false (lib/stdio-thread.cjs);
   // it also patches close(), which delivers what the worker holds first.
-  const offThread = options.offThread === false ? undefined : require('./stdio-thread.cjs').threadOptions(options.offThread);
+  // Its defaults (true, or no option) load it only when a transport starts:
+  // an application that never starts one does not pay for the file.
+  const offThread = options.offThread === false ? undefined : typeof options.offThread === 'object' ? require('./stdio-thread.cjs').threadOptions(options.offThread) : true;
   const originalClose = Transport.prototype.close;
   const close = function close(...args) {
     const buffer = adapter.readBufferOf(this);
