@@ -12,10 +12,12 @@
 // wait for it (drain()) is not either, since the main thread is free then.
 // "native" is NativeReadBuffer: append + readMessage, all on the main thread.
 //
-// Time is wall time; where Node has process.threadCpuUsage() (not on 20),
-// the main thread's own CPU time too, which a busy machine does not lengthen.
+// Time is wall time (the row: ratio of the medians; the note adds the median
+// of each round's own ratio); where Node has process.threadCpuUsage() (not
+// on 20), the main thread's own CPU time too, which a busy machine does not
+// lengthen.
 //
-//   node bench/thread-framing.mjs [--runs=5] [--quick] [--json]
+//   node bench/thread-framing.mjs [--runs=9] [--quick] [--json]
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { smallMessages, bigMessage, bigTextMessage, TARGETS, BIG_SIZE } from './workloads.mjs';
@@ -23,7 +25,7 @@ import { smallMessages, bigMessage, bigTextMessage, TARGETS, BIG_SIZE } from './
 const require = createRequire(import.meta.url);
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')).map(([k, v]) => [k, v ?? true]));
 const QUICK = args.quick === true;
-const RUNS = Number(args.runs ?? (QUICK ? 3 : 5));
+const RUNS = Number(args.runs ?? (QUICK ? 3 : 9));
 const SMALL_COUNT = QUICK ? 20_000 : 200_000;
 const CHUNK = 64 * 1024;
 
@@ -106,6 +108,9 @@ for (const [name, lines] of [
     // Rotate the order; the first round warms up and is dropped.
     const order = ['floor', 'native', 'thread'].map((_, k, a) => a[(k + r) % a.length]);
     for (const v of order) {
+      // Each variant starts with no garbage of the one before (npm run bench
+      // runs this with --expose-gc): what it collects is its own.
+      globalThis.gc?.();
       const { ms, cpu, n } = v === 'floor' ? floor(lines) : v === 'native' ? mainThread(chunks) : offThread(chunks);
       if (n !== lines.length) throw new Error(`${v}: ${n} of ${lines.length} messages`);
       if (r > 0) {
@@ -122,6 +127,10 @@ for (const [name, lines] of [
   ]) {
     const ms = median(times[key]);
     const cpu = median(cpus[key]);
+    // Each round's reader time over the same round's JSON.parse: this
+    // machine's speed drifts between rounds (JSON.parse alone moved by 1.5x
+    // from round to round here), and a round's pair shares its drift.
+    const paired = median(times[key].map((t, i) => t / times.floor[i]));
     rows.push({
       row: `(a) main-thread time, ${name} in 64 KiB chunks: ${variant} vs JSON.parse of the lines (median of ${RUNS})`,
       stock: f,
@@ -131,7 +140,7 @@ for (const [name, lines] of [
       lowerIsBetter: true,
       target: `≤ ${TARGETS.mainThreadVsParse}× JSON.parse`,
       met: ms <= TARGETS.mainThreadVsParse * f,
-      note: `wall ${(ms / f).toFixed(2)}× JSON.parse` + (Number.isNaN(cpu) ? '' : `; main thread's CPU time ${cpu.toFixed(1)} ms, ${(cpu / fCpu).toFixed(2)}× JSON.parse's ${fCpu.toFixed(1)} ms`),
+      note: `wall ${(ms / f).toFixed(2)}× JSON.parse (median of the rounds' own ratios ${paired.toFixed(2)}×)` + (Number.isNaN(cpu) ? '' : `; main thread's CPU time ${cpu.toFixed(1)} ms, ${(cpu / fCpu).toFixed(2)}× JSON.parse's ${fCpu.toFixed(1)} ms`),
     });
   }
 }
