@@ -65,6 +65,7 @@ use napi_derive::napi;
 use crate::boundary;
 use crate::js_out::{
     int32_array, latin1_string, new_int32_array, out_array, out_value, text_string,
+    EXTERNAL_MIN_UNITS,
 };
 use crate::napi_support::{
     check, chunk_bytes, guarded, invalid_arg as type_error, js_latin1, js_number, read_named,
@@ -262,7 +263,7 @@ impl JsSink {
                     let s = if non_ascii > 0 && non_ascii * ESCAPE_BELOW <= m.text.len() {
                         let mut out = Vec::with_capacity(m.text.len() + non_ascii * 4);
                         escape_non_ascii(m.text.as_bytes(), &mut out);
-                        latin1_string(self.env, out)?
+                        latin1_string(self.env, out, EXTERNAL_MIN_UNITS)?
                     } else {
                         text_string(self.env, m.text.as_bytes())?
                     };

@@ -20,21 +20,26 @@ use crate::transcode::{transcode, JsText};
 /// text whose characters all fit in Latin-1 becomes a one-byte string
 /// (which `JSON.parse` also reads faster); anything else UTF-16.
 pub(crate) fn text_string(env: sys::napi_env, bytes: &[u8]) -> Result<sys::napi_value> {
-    js_text(env, transcode(bytes.into()))
+    js_text(env, transcode(bytes.into()), EXTERNAL_MIN_UNITS)
 }
 
-/// The string of transcoded `text`: copied, or (big, and owned) external.
-pub(crate) fn js_text(env: sys::napi_env, text: JsText<'_>) -> Result<sys::napi_value> {
+/// The string of transcoded `text`: copied, or (owned, and at least
+/// `external_min` units) external.
+pub(crate) fn js_text(
+    env: sys::napi_env,
+    text: JsText<'_>,
+    external_min: usize,
+) -> Result<sys::napi_value> {
     match text {
         JsText::Latin1(std::borrow::Cow::Borrowed(bytes)) => js_latin1(env, bytes),
-        JsText::Latin1(std::borrow::Cow::Owned(bytes)) => latin1_string(env, bytes),
-        JsText::Utf16(units) => utf16_string(env, units),
+        JsText::Latin1(std::borrow::Cow::Owned(bytes)) => latin1_string(env, bytes, external_min),
+        JsText::Utf16(units) => utf16_string(env, units, external_min),
     }
 }
 
-/// A UTF-16 string this long or longer is handed to V8 as an external
-/// string (no copy into the V8 heap) where the runtime has them.
-const EXTERNAL_MIN_UNITS: usize = 1 << 20;
+/// By default, a string this long or longer (in units) is handed to V8 as
+/// an external string (no copy into the V8 heap) where the runtime has them.
+pub(crate) const EXTERNAL_MIN_UNITS: usize = 1 << 20;
 
 /// Whether `node_api_create_external_string_utf16` may be called: Node
 /// exports it from 20.4 on (N-API 10 made it stable); another runtime that
@@ -83,10 +88,14 @@ unsafe extern "C" fn free_bytes(
     drop(unsafe { Box::from_raw(hint.cast::<Vec<u8>>()) });
 }
 
-/// A one-byte string of `bytes` (Latin-1): a big one external, as
-/// `utf16_string`.
-pub(crate) fn latin1_string(env: sys::napi_env, bytes: Vec<u8>) -> Result<sys::napi_value> {
-    if bytes.len() >= EXTERNAL_MIN_UNITS && external_strings(env) {
+/// A one-byte string of `bytes` (Latin-1): one of at least `external_min`
+/// bytes external, as `utf16_string`.
+pub(crate) fn latin1_string(
+    env: sys::napi_env,
+    bytes: Vec<u8>,
+    external_min: usize,
+) -> Result<sys::napi_value> {
+    if bytes.len() >= external_min && external_strings(env) {
         let (data, len) = (bytes.as_ptr(), bytes.len());
         let hint = Box::into_raw(Box::new(bytes));
         let mut v = ptr::null_mut();
@@ -113,11 +122,16 @@ pub(crate) fn latin1_string(env: sys::napi_env, bytes: Vec<u8>) -> Result<sys::n
     js_latin1(env, &bytes)
 }
 
-/// A string of UTF-16 `units`: a big one as an external string that owns
-/// them (V8 would otherwise copy megabytes into its heap), else copied.
-pub(crate) fn utf16_string(env: sys::napi_env, units: Vec<u16>) -> Result<sys::napi_value> {
+/// A string of UTF-16 `units`: one of at least `external_min` units as an
+/// external string that owns them (V8 would otherwise copy them into its
+/// heap), else copied.
+pub(crate) fn utf16_string(
+    env: sys::napi_env,
+    units: Vec<u16>,
+    external_min: usize,
+) -> Result<sys::napi_value> {
     let mut v = ptr::null_mut();
-    if units.len() >= EXTERNAL_MIN_UNITS && external_strings(env) {
+    if units.len() >= external_min && external_strings(env) {
         let (data, len) = (units.as_ptr(), units.len());
         let hint = Box::into_raw(Box::new(units));
         let mut copied = false;
