@@ -17,7 +17,7 @@
 // on 20), the main thread's own CPU time too, which a busy machine does not
 // lengthen.
 //
-//   node bench/thread-framing.mjs [--runs=9] [--quick] [--json]
+//   node bench/thread-framing.mjs [--runs=21] [--quick] [--json]
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { smallMessages, bigMessage, bigTextMessage, TARGETS, BIG_SIZE } from './workloads.mjs';
@@ -25,7 +25,7 @@ import { smallMessages, bigMessage, bigTextMessage, TARGETS, BIG_SIZE } from './
 const require = createRequire(import.meta.url);
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')).map(([k, v]) => [k, v ?? true]));
 const QUICK = args.quick === true;
-const RUNS = Number(args.runs ?? (QUICK ? 3 : 9));
+const RUNS = Number(args.runs ?? (QUICK ? 3 : 21));
 const SMALL_COUNT = QUICK ? 20_000 : 200_000;
 const CHUNK = 64 * 1024;
 
