@@ -1,5 +1,5 @@
 // module.register() hooks, used only where Node has no module.registerHooks()
-// (Node 20.19–22.14; see lib/hooks.cjs). They run on the loader thread: when
+// (Node 20.19-22.14; see lib/hooks.cjs). They run on the loader thread: when
 // an MCP SDK ES module that defines `Protocol` or a stdio transport loads,
 // append a call that patches it on the main thread as the module finishes
 // evaluating (lib/esm-transform.cjs).

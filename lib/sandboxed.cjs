@@ -8,7 +8,7 @@
 // load itself, so Node's loader hooks never see them (and Jest 30 makes
 // module.register() throw). Instead every CommonJS SDK build resolvable from
 // the working directory and the test file is loaded now, through the
-// sandbox's own `require` — the module registry the tests then share — and
+// sandbox's own `require` - the module registry the tests then share - and
 // patched. In Jest's ESM mode (node --experimental-vm-modules) the ES module
 // builds are patched too: register's module.exports becomes an async
 // function, which Jest awaits for a setup file, that loads each through the
@@ -16,7 +16,7 @@
 //
 // Vitest runs a setup file that is not under node_modules through its own
 // module runner too (a sandboxed `module`), but the SDK, under node_modules,
-// is still loaded by Node: there the hooks are what works — except in the
+// is still loaded by Node: there the hooks are what works - except in the
 // vmThreads/vmForks pools, which load node_modules in a vm context of their
 // own (see registerInVitestVm).
 
