@@ -83,10 +83,15 @@ function lineStartsAt(source, i) {
   return i === 0 || codeAt(source, i - 1) === NEWLINE;
 }
 
+const SPACE = 0x20;
+
 /** Whether the name of `length` chars at `i` is a module-scope class definition (see above). */
 function definedAt(source, i, length) {
   const after = i + length;
-  if (hasAt(source, i - 6, 'class ') && endsWord(codeAt(source, after))) {
+  // Every form has a space before the name and no identifier character
+  // after it: most occurrences (ProtocolError, ...) fail here, cheaply.
+  if (codeAt(source, i - 1) !== SPACE || !endsWord(codeAt(source, after))) return false;
+  if (hasAt(source, i - 6, 'class ')) {
     return lineStartsAt(source, i - 6) || (hasAt(source, i - 13, 'export ') && lineStartsAt(source, i - 13));
   }
   return hasAt(source, i - 4, 'var ') && lineStartsAt(source, i - 4) && hasAt(source, after, ' = class') && endsWord(codeAt(source, after + 8));
@@ -100,12 +105,12 @@ function definedAt(source, i, length) {
  */
 function definedClasses(source, framing = true) {
   let protocol = false;
-  for (let i = source.indexOf(PROTOCOL); i >= 0 && !protocol; i = source.indexOf(PROTOCOL, i + 1)) {
+  for (let i = source.indexOf(PROTOCOL); i >= 0 && !protocol; i = source.indexOf(PROTOCOL, i + PROTOCOL.length)) {
     protocol = definedAt(source, i, PROTOCOL.length);
   }
   const transports = [];
   if (framing) {
-    for (let i = source.indexOf(STDIO_PREFIX); i >= 0; i = source.indexOf(STDIO_PREFIX, i + 1)) {
+    for (let i = source.indexOf(STDIO_PREFIX); i >= 0; i = source.indexOf(STDIO_PREFIX, i + STDIO_PREFIX.length)) {
       const name = STDIO_CLASSES.find((n) => hasAt(source, i, n));
       if (name !== undefined && !transports.includes(name) && definedAt(source, i, name.length)) transports.push(name);
     }
