@@ -60,14 +60,14 @@ function patchedSource(source, patchUrl, framing) {
  * patch, else undefined. A module under the SDK's scope is looked at
  * directly; one elsewhere in node_modules (an npm alias install) only when
  * its bytes define Protocol or a stdio transport, and then by the `name` in
- * its nearest package.json (lib/discover.cjs).
+ * its nearest package.json (lib/package-of.cjs).
  */
 function patchedSdkSource(url, source, patchUrl, framing) {
   const inScope = url.includes(sdk.SDK_URL_SEGMENT);
   if (!inScope && !url.includes('/node_modules/')) return undefined;
   const patched = patchedSource(source, patchUrl, framing);
   if (patched === undefined || inScope) return patched;
-  return require('./discover.cjs').isSdkModuleFile(url) ? patched : undefined;
+  return require('./package-of.cjs').isSdkModuleFile(url) ? patched : undefined;
 }
 
 module.exports = { withPatchCall, patchedSource, patchedSdkSource };

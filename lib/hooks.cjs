@@ -47,7 +47,7 @@ function loadMachinery() {
   if (machinery !== undefined) return machinery;
   try {
     const { patchProtocol, isPatched } = require('./patch.cjs');
-    const { sourceOfFile } = require('./discover.cjs');
+    const { sourceOfFile } = require('./package-of.cjs');
     const { patchStdioExports } = require('./stdio.cjs');
     const { warnUnsupported } = require('./patching.cjs');
     require('./native.cjs').load(); // the addon loads lazily: a NativeAddonError surfaces here
@@ -98,7 +98,7 @@ function afterRequire(exports, request, parent, isMain) {
   }
   if (needsProtocol || needsFraming) {
     const file = Module._resolveFilename(request, parent, isMain);
-    if (file.includes(sdk.SDK_PATH) || require('./discover.cjs').isSdkModuleFile(file)) {
+    if (file.includes(sdk.SDK_PATH) || require('./package-of.cjs').isSdkModuleFile(file)) {
       if (needsProtocol) patchLoaded(exports.Protocol, file);
       if (needsFraming) patchStdioLoaded(exports, file);
     }
@@ -110,7 +110,7 @@ function afterRequire(exports, request, parent, isMain) {
 function patchRequired() {
   const nodeModules = `${path.sep}node_modules${path.sep}`;
   for (const [file, cached] of Object.entries(require.cache)) {
-    if (!file.includes(sdk.SDK_PATH) && !(file.includes(nodeModules) && require('./discover.cjs').isSdkModuleFile(file))) continue;
+    if (!file.includes(sdk.SDK_PATH) && !(file.includes(nodeModules) && require('./package-of.cjs').isSdkModuleFile(file))) continue;
     if (sdk.isSdkProtocol(cached?.exports?.Protocol)) patchLoaded(cached.exports.Protocol, file);
     if (framing && cached?.exports && sdk.exportsStdio(cached.exports)) patchStdioLoaded(cached.exports, file);
   }
