@@ -7,7 +7,8 @@ const classify = lazyBinding('classify');
 const { patchProtocol, isPatched, dispatcherOf, UnsupportedSdkError } = require('./lib/patch.cjs');
 const { configure, dispatchStats } = require('./lib/progress.cjs');
 const { install } = require('./lib/install.cjs');
-const { patchStdioTransport, isStdioPatched, NativeReadBuffer, StdioFramingError } = require('./lib/stdio.cjs');
+const { patchStdioTransport, isStdioPatched } = require('./lib/stdio.cjs');
+const { NativeReadBuffer, StdioFramingError } = require('./lib/read-buffer.cjs');
 
 // Names only (no `key: value`), so that Node finds them for index.mjs's `export *`.
 module.exports = {

@@ -39,7 +39,7 @@
 // garbage-collected; the threadsafe function never keeps the process alive.
 
 const native = require('./native.cjs');
-const { NativeReadBuffer, _framerLimit: framerLimit } = require('./stdio.cjs');
+const { NativeReadBuffer, framerLimit } = require('./read-buffer.cjs');
 const adapter = require('./adapters/stdio.cjs');
 
 /**

@@ -139,7 +139,7 @@ test(`node ${process.version}: a process with register that never loads the SDK 
       assert.equal(some.code, 0, show(some));
       const loaded = JSON.parse(some.stdout);
       assert.ok(loaded.includes('hooks.cjs'), `${flag}: register's hooks looked at the require: ${loaded}`);
-      for (const heavy of ['native.cjs', 'platform.cjs', 'patch.cjs', 'discover.cjs', 'stdio.cjs', 'progress.cjs', 'esm-transform.cjs', 'patching.cjs', 'adapters/v1.cjs', 'adapters/v2.cjs', 'adapters/upstream.cjs', 'adapters/common.cjs']) {
+      for (const heavy of ['native.cjs', 'platform.cjs', 'patch.cjs', 'discover.cjs', 'package-of.cjs', 'stdio.cjs', 'read-buffer.cjs', 'progress.cjs', 'esm-transform.cjs', 'patching.cjs', 'adapters/v1.cjs', 'adapters/v2.cjs', 'adapters/upstream.cjs', 'adapters/common.cjs']) {
         assert.ok(!loaded.includes(heavy), `${flag}: ${heavy} loaded at start: ${loaded}`);
       }
     }
