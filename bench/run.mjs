@@ -23,7 +23,7 @@ const BENCHES = [
   ['eventloop.mjs', quick ? ['--quick'] : []],
   ['roundtrip.mjs', quick ? ['--quick'] : []],
   ['memory.mjs', quick ? ['--quick'] : []],
-  ['startup.mjs', quick ? ['--quick'] : []],
+  ['startup.mjs', quick ? ['--quick'] : ['--instructions']],
 ];
 
 // Load at the time of the run: on a shared machine, read every row with it.

@@ -19,7 +19,15 @@
 // Node 22.15+, 24 and 26 (module.registerHooks()). Node 20 has only
 // module.register() and its loader thread: shown for comparison.
 //
-//   node bench/startup.mjs [--runs=11] [--lines=22.23.5,26.12.1] [--quick] [--json] [--keep]
+// With --instructions (callgrind from valgrind, where installed), the same
+// variants are also counted in instructions, which wall time on a shared
+// machine cannot resolve: one run each (the counts repeat to within 0.01%:
+// V8's background threads and random hash seed are turned off with
+// --single-threaded --hash-seed=1 in every variant alike). --instructions
+// counts `-e 0` only (about 3 s a process); --instructions=all the SDK
+// imports too (about 15 s a process).
+//
+//   node bench/startup.mjs [--runs=21] [--lines=22.23.5,26.12.1] [--quick] [--instructions[=all]] [--json] [--keep]
 //
 // --keep leaves the application directory in place (its path is printed) for profiling.
 import { spawnSync } from 'node:child_process';
@@ -31,25 +39,35 @@ import { fileURLToPath } from 'node:url';
 import { ensureNode, selectedLines } from '../scripts/node-lines.mjs';
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')).map(([k, v]) => [k, v ?? true]));
-const RUNS = Number(args.runs ?? (args.quick ? 5 : 11));
+const RUNS = Number(args.runs ?? (args.quick ? 5 : 21));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const lines = args.lines ? String(args.lines).split(',') : selectedLines();
 
-// Reported by the process itself as it exits: max RSS and CPU time (all threads).
-const RSS = `process.on('exit', () => { const u = process.resourceUsage(); process.stderr.write('maxrss=' + u.maxRSS + ' cpu=' + (u.userCPUTime + u.systemCPUTime) + '\\n'); });`;
+// Each workload as the command itself: wall time and instructions are
+// measured on exactly that. Max RSS and CPU time (all threads) come from
+// separate runs (REPORT_RUNS per variant, interleaved) whose code also
+// reports them as the process exits: writing to stderr at exit costs a
+// short process like `-e 0` a few milliseconds of its own, which would
+// dilute the ratios.
+const REPORT = `;process.on('exit', () => { const u = process.resourceUsage(); process.stderr.write('maxrss=' + u.maxRSS + ' cpu=' + (u.userCPUTime + u.systemCPUTime) + '\\n'); });`;
+const REPORT_RUNS = args.quick ? 3 : 5;
 const WORKLOADS = [
-  { name: '-e 0', sdk: false, args: ['-e', `0;${RSS}`] },
+  { name: '-e 0', sdk: false, flags: [], code: '0' },
   {
     name: 'SDK 1.x client + stdio import',
     sdk: true,
-    args: ['--input-type=module', '-e', `import '@modelcontextprotocol/sdk/client/index.js'; import '@modelcontextprotocol/sdk/client/stdio.js'; ${RSS}`],
+    flags: ['--input-type=module'],
+    code: "import '@modelcontextprotocol/sdk/client/index.js'; import '@modelcontextprotocol/sdk/client/stdio.js';",
   },
   {
     name: 'SDK 2.x client + stdio import',
     sdk: true,
-    args: ['--input-type=module', '-e', `import '@modelcontextprotocol/client'; import '@modelcontextprotocol/client/stdio'; ${RSS}`],
+    flags: ['--input-type=module'],
+    code: "import '@modelcontextprotocol/client'; import '@modelcontextprotocol/client/stdio';",
   },
 ];
+/** A workload's command line, with the exit report or without. */
+const commandOf = (w, report = false) => [...w.flags, '-e', report ? w.code + REPORT : w.code];
 
 // The floors, each `--import`ed by the same kind of specifier as register
 // (a bare package subpath resolved through an `exports` map from the
@@ -141,13 +159,17 @@ function measure(bin, version, app) {
   const orders = rotations(names);
   for (const w of WORKLOADS) {
     const samples = Object.fromEntries(names.map((v) => [v, []]));
-    for (const v of names) once(bin, [...VARIANTS[v], ...w.args], app); // warm the file cache
+    const reports = Object.fromEntries(names.map((v) => [v, []]));
+    for (const v of names) once(bin, [...VARIANTS[v], ...commandOf(w)], app); // warm the file cache
     for (let i = 0; i < RUNS; i++) {
-      for (const v of orders[i % orders.length]) samples[v].push(once(bin, [...VARIANTS[v], ...w.args], app));
+      for (const v of orders[i % orders.length]) samples[v].push(once(bin, [...VARIANTS[v], ...commandOf(w)], app));
+    }
+    for (let i = 0; i < REPORT_RUNS; i++) {
+      for (const v of orders[i % orders.length]) reports[v].push(once(bin, [...VARIANTS[v], ...commandOf(w, true)], app));
     }
     const ms = (v) => median(samples[v].map((s) => s.ms));
-    const rss = (v) => median(samples[v].map((s) => s.rssMb));
-    const cpu = (v) => median(samples[v].map((s) => s.cpuMs));
+    const rss = (v) => median(reports[v].map((s) => s.rssMb));
+    const cpu = (v) => median(reports[v].map((s) => s.cpuMs));
     const ratio = (v, of = 'stock') => (ms(v) / ms(of)).toFixed(2);
     const cpuRatio = (v, of = 'stock') => (cpu(v) / cpu(of)).toFixed(2);
     const limit = TARGETS[w.sdk ? 'sdk' : w.name];
@@ -162,7 +184,7 @@ function measure(bin, version, app) {
         `floors (×stock): an empty module by bare specifier ${ms('empty').toFixed(1)} ms (${ratio('empty')}×)` +
         (hasHooks ? `, a no-op registerHooks hook by bare specifier ${ms('hook').toFixed(1)} ms (${ratio('hook')}×)` : '') +
         `; register ÷ empty-module floor ${ratio('register', 'empty')}×; ` +
-        `CPU ${cpu('stock').toFixed(0)} → ${cpu('register').toFixed(0)} ms (${cpuRatio('register')}×; floors ${cpuRatio('empty')}×${hasHooks ? `, ${cpuRatio('hook')}×` : ''}); ` +
+        `CPU (median of ${REPORT_RUNS}) ${cpu('stock').toFixed(0)} → ${cpu('register').toFixed(0)} ms (${cpuRatio('register')}×; floors ${cpuRatio('empty')}×${hasHooks ? `, ${cpuRatio('hook')}×` : ''}); ` +
         `max RSS ${rss('stock').toFixed(1)} → ${rss('register').toFixed(1)} MB`,
     };
     if (hasHooks) {
@@ -179,11 +201,62 @@ function measure(bin, version, app) {
   return rows;
 }
 
+const VALGRIND = args.instructions ? spawnSync('valgrind', ['--version'], { encoding: 'utf8' }).status === 0 : false;
+if (args.instructions && !VALGRIND) process.stderr.write('--instructions: valgrind is not installed; no instruction rows\n');
+
+/** Instructions one process executes (callgrind's total), deterministic (see the header). */
+function instructions(bin, argv, cwd) {
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  const r = spawnSync('valgrind', ['--tool=callgrind', '--callgrind-out-file=/dev/null', bin, '--single-threaded', '--hash-seed=1', ...argv], { cwd, env, encoding: 'utf8' });
+  const collected = r.stderr.match(/Collected : (\d+)/);
+  if (r.status !== 0 || !collected) throw new Error(`valgrind ${bin} ${argv.join(' ')} exited ${r.status}: ${r.stderr.slice(-2000)}`);
+  return Number(collected[1]);
+}
+
+/**
+ * The instruction rows of one Node line with module.registerHooks() (the
+ * lines issue 14's targets are for): stock, the floors and register, for
+ * -e 0 (and the SDK imports with --instructions=all).
+ */
+function measureInstructions(bin, version, app) {
+  const probe = spawnSync(bin, ['-p', 'typeof require("node:module").registerHooks'], { encoding: 'utf8' });
+  if (probe.stdout.trim() !== 'function') return [];
+  const names = ['stock', 'empty', 'hook', 'register'];
+  const rows = [];
+  for (const w of WORKLOADS) {
+    if (w.sdk && args.instructions !== 'all') continue;
+    const n = Object.fromEntries(names.map((v) => [v, instructions(bin, [...VARIANTS[v], ...commandOf(w)], app)]));
+    const m = (v) => (n[v] / 1e6).toFixed(1);
+    const ratio = (v, of = 'stock') => (n[v] / n[of]).toFixed(3);
+    const limit = TARGETS[w.sdk ? 'sdk' : w.name];
+    const row = {
+      row: `startup instructions, node ${version}: ${w.name}, --import register`,
+      stock: n.stock / 1e6,
+      patched: n.register / 1e6,
+      unit: 'M instructions',
+      lowerIsBetter: true,
+      note:
+        `callgrind, one process each, --single-threaded --hash-seed=1; floors (×stock): an empty module by bare specifier ${m('empty')} M (${ratio('empty')}×), ` +
+        `a no-op registerHooks hook ${m('hook')} M (${ratio('hook')}×); register − empty-module floor ${((n.register - n.empty) / 1e6).toFixed(1)} M (${ratio('register', 'empty')}×)`,
+    };
+    row.target = `≤ ${limit.toFixed(2)}× (issue 14)`;
+    row.met = n.register / n.stock <= limit;
+    rows.push(row);
+    process.stderr.write(
+      `  node ${version} ${w.name}: instructions stock ${m('stock')} M, register ${m('register')} M (${ratio('register')}×), ` +
+        `empty-module floor ${ratio('empty')}×, no-op hook ${ratio('hook')}×, register ÷ floor ${ratio('register', 'empty')}×\n`,
+    );
+  }
+  return rows;
+}
+
 const app = makeApp();
 const rows = [];
 try {
-  rows.push(...measure(process.execPath, process.version.slice(1), app));
-  for (const version of lines) rows.push(...measure(ensureNode(version), version, app));
+  const all = [[process.execPath, process.version.slice(1)], ...lines.map((version) => [ensureNode(version), version])];
+  for (const [bin, version] of all) rows.push(...measure(bin, version, app));
+  if (VALGRIND) for (const [bin, version] of all) rows.push(...measureInstructions(bin, version, app));
 } finally {
   if (args.keep) process.stderr.write(`application directory kept: ${app}\n`);
   else fs.rmSync(app, { recursive: true, force: true });
@@ -195,6 +268,7 @@ if (args.json) {
   console.log(`| measurement | stock | --import register | ratio | target | notes |\n|---|---|---|---|---|---|`);
   for (const r of rows) {
     const target = r.target ? `${r.target}: ${r.met ? 'met' : 'not met'}` : '';
-    console.log(`| ${r.row} | ${r.stock.toFixed(1)} ms | ${r.patched.toFixed(1)} ms | ${(r.patched / r.stock).toFixed(3)}× | ${target} | ${r.note} |`);
+    const unit = r.unit === 'ms' ? ' ms' : ' M';
+    console.log(`| ${r.row} | ${r.stock.toFixed(1)}${unit} | ${r.patched.toFixed(1)}${unit} | ${(r.patched / r.stock).toFixed(3)}× | ${target} | ${r.note} |`);
   }
 }
