@@ -23,7 +23,10 @@
 // variants are also counted in instructions, which wall time on a shared
 // machine cannot resolve: one run each (the counts repeat to within 0.01%:
 // V8's background threads and random hash seed are turned off with
-// --single-threaded --hash-seed=1 in every variant alike). --instructions
+// --single-threaded --hash-seed=1 in every variant alike, and
+// --initial-old-space-size=64 keeps the first major GC out of all of them:
+// where it falls is a threshold that one more megabyte of heap crosses or
+// not, and on threads the SDK imports have one in every variant). --instructions
 // counts `-e 0` only (about 3 s a process); --instructions=all the SDK
 // imports too (about 15 s a process).
 //
@@ -204,11 +207,13 @@ function measure(bin, version, app) {
 const VALGRIND = args.instructions ? spawnSync('valgrind', ['--version'], { encoding: 'utf8' }).status === 0 : false;
 if (args.instructions && !VALGRIND) process.stderr.write('--instructions: valgrind is not installed; no instruction rows\n');
 
+const INSTRUCTION_FLAGS = ['--single-threaded', '--hash-seed=1', '--initial-old-space-size=64'];
+
 /** Instructions one process executes (callgrind's total), deterministic (see the header). */
 function instructions(bin, argv, cwd) {
   const env = { ...process.env };
   delete env.NODE_OPTIONS;
-  const r = spawnSync('valgrind', ['--tool=callgrind', '--callgrind-out-file=/dev/null', bin, '--single-threaded', '--hash-seed=1', ...argv], { cwd, env, encoding: 'utf8' });
+  const r = spawnSync('valgrind', ['--tool=callgrind', '--callgrind-out-file=/dev/null', bin, ...INSTRUCTION_FLAGS, ...argv], { cwd, env, encoding: 'utf8' });
   const collected = r.stderr.match(/Collected : (\d+)/);
   if (r.status !== 0 || !collected) throw new Error(`valgrind ${bin} ${argv.join(' ')} exited ${r.status}: ${r.stderr.slice(-2000)}`);
   return Number(collected[1]);
@@ -237,7 +242,7 @@ function measureInstructions(bin, version, app) {
       unit: 'M instructions',
       lowerIsBetter: true,
       note:
-        `callgrind, one process each, --single-threaded --hash-seed=1; floors (×stock): an empty module by bare specifier ${m('empty')} M (${ratio('empty')}×), ` +
+        `callgrind, one process each, ${INSTRUCTION_FLAGS.join(' ')}; floors (×stock): an empty module by bare specifier ${m('empty')} M (${ratio('empty')}×), ` +
         `a no-op registerHooks hook ${m('hook')} M (${ratio('hook')}×); register − empty-module floor ${((n.register - n.empty) / 1e6).toFixed(1)} M (${ratio('register', 'empty')}×)`,
     };
     row.target = `≤ ${limit.toFixed(2)}× (issue 14)`;
