@@ -7,15 +7,15 @@
 // The SDK's ReadBuffer appends every chunk with Buffer.concat and rescans for
 // the newline from the start, then validates each message with zod (and the
 // Protocol validates it again). NativeReadBuffer has the same interface
-// (append / readMessage / clear): the Rust framer (src/core/framer.rs) splits and classifies each chunk in
-// one N-API crossing and hands the chunk's valid messages over as one JSON
-// array text, which readMessage() parses with one JSON.parse on its first
-// call (src/framer_binding.rs). The framer reads only each message's
-// envelope; its body's syntax is that JSON.parse's to check: when it throws,
-// each message is parsed on its own, and a line JSON.parse refuses gets the
-// framer's checking path's verdict (recheck), so bad lines are reported
-// exactly as if every body had been checked in Rust. Everything else - the transport's
-// processReadBuffer loop, onmessage/onerror, close - stays the SDK's.
+// (append / readMessage / clear): the Rust framer (src/core/framer.rs)
+// splits and classifies each chunk in one N-API crossing and hands the
+// chunk's valid messages over as one JSON array text, which readMessage()
+// parses with one JSON.parse on its first call (src/framer_binding.rs). The
+// framer reads only each message's envelope; its body's syntax is that
+// JSON.parse's to check: when it throws, each message is parsed on its own,
+// and a line JSON.parse refuses gets the framer's checking path's verdict
+// (recheck), so bad lines are reported exactly as if every body had been
+// checked in Rust.
 //
 // Drop-in: for every input, a patched transport delivers what the stock one
 // delivers (deep-equal objects), calls onerror as many times, and closes when
