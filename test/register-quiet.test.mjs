@@ -8,7 +8,8 @@
 //   - module.registerHooks() wherever Node has it, module.register() only
 //     where it does not (checked with a spy preloaded before register);
 //   - a process that never loads the SDK loads neither the addon nor the
-//     patcher nor SDK discovery.
+//     patcher nor SDK discovery; one that loads the SDK loads the stdio
+//     readers only when a transport starts, and SDK discovery not at all.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -146,6 +147,41 @@ test(`node ${process.version}: a process with register that never loads the SDK 
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test(`node ${process.version}: with register, loading the SDK loads the patcher but not the stdio readers or SDK discovery until a transport starts`, async () => {
+  // An application that imports the client and its stdio transport of both
+  // generations (ES modules) and, with START, starts and closes one transport
+  // of each (a real child that exits at once); it prints what of lib/ is in
+  // the require cache then.
+  const app = `import path from 'node:path';
+    import { createRequire } from 'node:module';
+    import { StdioClientTransport as T1 } from '@modelcontextprotocol/sdk/client/stdio.js';
+    import { StdioClientTransport as T2 } from '@modelcontextprotocol/client/stdio';
+    import '@modelcontextprotocol/sdk/client/index.js';
+    import '@modelcontextprotocol/client';
+    const require = createRequire(import.meta.url);
+    const lib = ${JSON.stringify(path.join(root, 'lib'))};
+    if (process.env.START) {
+      for (const T of [T1, T2]) {
+        const t = new T({ command: process.execPath, args: ['-e', ''] });
+        await t.start();
+        await t.close();
+      }
+    }
+    console.log(JSON.stringify(Object.keys(require.cache).filter((f) => f.startsWith(lib)).map((f) => path.relative(lib, f)).sort()));`;
+  const [flag, entry] = REGISTER_FLAGS.find(([f]) => f === '--import');
+  const argv = [flag, entry, '--input-type=module', '-e', app];
+  const loaded = await runCommand(node, argv, { cwd: root, env: cleanEnv() });
+  assert.equal(loaded.code, 0, show(loaded));
+  const files = JSON.parse(loaded.stdout);
+  for (const needed of ['patch.cjs', 'native.cjs', 'stdio.cjs', 'package-of.cjs']) assert.ok(files.includes(needed), `${needed} loaded with the SDK: ${files}`);
+  for (const later of ['read-buffer.cjs', 'stdio-thread.cjs', 'discover.cjs']) assert.ok(!files.includes(later), `${later} not loaded before a transport starts: ${files}`);
+  const started = await runCommand(node, argv, { cwd: root, env: cleanEnv({ START: '1' }) });
+  assert.equal(started.code, 0, show(started));
+  const after = JSON.parse(started.stdout);
+  for (const reader of ['read-buffer.cjs', 'stdio-thread.cjs']) assert.ok(after.includes(reader), `${reader} loaded once a transport started: ${after}`);
+  assert.ok(!after.includes('discover.cjs'), `discover.cjs is for install() and doctor only: ${after}`);
 });
 
 test('the Vitest worker global is named alike by register.mjs (lib/install-hooks.mjs) and the CommonJS side (lib/sandboxed.cjs)', async () => {
