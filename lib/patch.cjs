@@ -18,9 +18,10 @@ const progress = require('./progress.cjs');
 const stdioAdapter = require('./adapters/stdio.cjs');
 const { UnsupportedSdkError, describeSource, patchRecordOf, replaceMethods } = require('./patching.cjs');
 
-// Each adapter loads when a class is first checked against it: a process
-// that loads only 2.x SDK copies never loads the 1.x adapter.
-const ADAPTERS = [() => require('./adapters/v2.cjs'), () => require('./adapters/v1.cjs')];
+// Each adapter loads when a class is first checked against it, the one for
+// the generation the class's shape names first: a process that loads only
+// copies of one generation never loads the other's adapter.
+const ADAPTERS = { 2: () => require('./adapters/v2.cjs'), 1: () => require('./adapters/v1.cjs') };
 const kPatch = Symbol.for('mcp-ordered-dispatch.patch');
 
 function describe(source) {
@@ -34,16 +35,17 @@ function selectAdapter(Protocol, source) {
       `mcp-ordered-dispatch: ${describe(source)} is not a Protocol class (got ${typeof Protocol})`,
     );
   }
-  const reasons = [];
-  for (const load of ADAPTERS) {
-    const adapter = load();
+  const reasons = {};
+  const likely = generationOfShape(Protocol);
+  for (const generation of [likely, 3 - likely]) {
+    const adapter = ADAPTERS[generation]();
     const why = adapter.refuse(Protocol);
     if (why === null) return adapter;
-    reasons.push(`${adapter.generation}.x: ${why}`);
+    reasons[generation] = `${generation}.x: ${why}`;
   }
   return new UnsupportedSdkError(
     `mcp-ordered-dispatch: ${describe(source)} is not supported; its Protocol does not have the shape ` +
-      `of a supported MCP SDK (${reasons.join('; ')}), and it does not dispatch notifications in wire order ` +
+      `of a supported MCP SDK (${reasons[2]}; ${reasons[1]}), and it does not dispatch notifications in wire order ` +
       'itself (as an SDK release with the upstream fix does). Nothing was patched. ' +
       'Supported: @modelcontextprotocol/sdk 1.x, @modelcontextprotocol/client and @modelcontextprotocol/server 2.x.',
   );

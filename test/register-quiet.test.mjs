@@ -184,6 +184,23 @@ test(`node ${process.version}: with register, loading the SDK loads the patcher 
   assert.ok(!after.includes('discover.cjs'), `discover.cjs is for install() and doctor only: ${after}`);
 });
 
+test(`node ${process.version}: with register, an app that loads one SDK generation loads only that generation's adapter`, async () => {
+  const lib = path.join(root, 'lib');
+  const cached = `;process.on('exit', () => console.log(JSON.stringify(Object.keys(require.cache).filter((f) => f.startsWith(${JSON.stringify(lib)})).map((f) => path.relative(${JSON.stringify(lib)}, f)))));`;
+  const prelude = "import path from 'node:path'; import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+  const [flag, entry] = REGISTER_FLAGS.find(([f]) => f === '--import');
+  for (const [generation, client] of [
+    [1, '@modelcontextprotocol/sdk/client/index.js'],
+    [2, '@modelcontextprotocol/client'],
+  ]) {
+    const r = await runCommand(node, [flag, entry, '--input-type=module', '-e', `import ${JSON.stringify(client)}; ${prelude}${cached}`], { cwd: root, env: cleanEnv() });
+    assert.equal(r.code, 0, show(r));
+    const files = JSON.parse(r.stdout);
+    assert.ok(files.includes(path.join('adapters', `v${generation}.cjs`)), `${generation}.x: its adapter loaded: ${files}`);
+    assert.ok(!files.includes(path.join('adapters', `v${3 - generation}.cjs`)), `${generation}.x: the other adapter not loaded: ${files}`);
+  }
+});
+
 test('the Vitest worker global is named alike by register.mjs (lib/install-hooks.mjs) and the CommonJS side (lib/sandboxed.cjs)', async () => {
   const { VITEST_WORKER } = await import('../lib/install-hooks.mjs');
   const sandboxed = Module.createRequire(import.meta.url)('../lib/sandboxed.cjs');
