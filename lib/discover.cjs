@@ -8,7 +8,7 @@ const { createRequire } = require('node:module');
 // Where each SDK package keeps its Protocol class (the package subpath that
 // exports it: 1.x `sdk/shared/protocol.js`, 2.x the package root), the adapter says.
 const { SDK_SCOPE, SDK_PACKAGES } = require('./adapters/modules.cjs');
-const { readJson, isSdkModuleFile, sourceOfFile } = require('./package-of.cjs');
+const { readJson } = require('./package-of.cjs');
 
 /** The node_modules directories `base` resolves packages from, nearest first. */
 function nodeModulesDirs(base) {
@@ -162,4 +162,4 @@ function defaultBases() {
   return bases;
 }
 
-module.exports = { SDK_PACKAGES, SDK_SCOPE, findSdkCopies, findSdkFiles, packagesNamed, isSdkModuleFile, sourceOfFile, defaultBases, resolveExport };
+module.exports = { SDK_PACKAGES, SDK_SCOPE, findSdkCopies, findSdkFiles, packagesNamed, defaultBases, resolveExport };

@@ -242,9 +242,8 @@ module.exports = {
   // exposed for tests
   _useNativeReadBuffer: useNativeReadBuffer,
 };
-// lib/read-buffer.cjs's, for those who take them from here (index.cjs, the
+// lib/read-buffer.cjs's classes, for those who take them from here (the
 // tests, the benches): the file loads when one is read.
-const FROM_READ_BUFFER = { NativeReadBuffer: 'NativeReadBuffer', StdioFramingError: 'StdioFramingError', DEFAULT_MAX_BUFFER_SIZE: 'DEFAULT_MAX_BUFFER_SIZE', _framerLimit: 'framerLimit' };
-for (const [name, key] of Object.entries(FROM_READ_BUFFER)) {
-  Object.defineProperty(module.exports, name, { enumerable: true, get: () => readBuffer()[key] });
+for (const name of ['NativeReadBuffer', 'StdioFramingError']) {
+  Object.defineProperty(module.exports, name, { enumerable: true, get: () => readBuffer()[name] });
 }
