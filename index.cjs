@@ -1,14 +1,14 @@
 'use strict';
 // The addon loads on first use: requiring the package never throws for a missing binary.
-const { lazyBinding, NativeAddonError } = require('./lib/native.cjs');
+const { lazyBinding, NativeAddonError } = require('./lib/native/addon.cjs');
 const Dispatcher = lazyBinding('Dispatcher');
 const ProgressTokens = lazyBinding('ProgressTokens');
 const classify = lazyBinding('classify');
-const { patchProtocol, isPatched, dispatcherOf, UnsupportedSdkError } = require('./lib/patch.cjs');
-const { configure, dispatchStats } = require('./lib/progress.cjs');
-const { install } = require('./lib/install.cjs');
-const { patchStdioTransport, isStdioPatched } = require('./lib/stdio.cjs');
-const { NativeReadBuffer, StdioFramingError } = require('./lib/read-buffer.cjs');
+const { patchProtocol, isPatched, dispatcherOf, UnsupportedSdkError } = require('./lib/patch/protocol.cjs');
+const { configure, dispatchStats } = require('./lib/progress/tokens.cjs');
+const { install } = require('./lib/patch/install.cjs');
+const { patchStdioTransport, isStdioPatched } = require('./lib/stdio/patch.cjs');
+const { NativeReadBuffer, StdioFramingError } = require('./lib/stdio/read-buffer.cjs');
 
 // Names only (no `key: value`), so that Node finds them for index.mjs's `export *`.
 module.exports = {

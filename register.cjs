@@ -3,6 +3,6 @@
 // patch every MCP SDK copy the application loads, CommonJS and ES module builds alike.
 
 // Jest injects `jest` into the scope of each module it runs; its sandbox
-// hides what tests load from Node's loader hooks (see lib/sandboxed.cjs).
+// hides what tests load from Node's loader hooks (see lib/register/sandboxed.cjs).
 const underJest = typeof jest !== 'undefined';
-require('./lib/sandboxed.cjs').register(module, underJest);
+require('./lib/register/sandboxed.cjs').register(module, underJest);

@@ -2,7 +2,7 @@
 // Event-loop delay while a real child's output arrives over stdio: a real SDK
 // Client (StdioClientTransport) against bench/flood-server.mjs (a raw server,
 // no SDK, writing as fast as the pipe takes it), stock against patched
-// (install(): the off-thread reader, lib/stdio-thread.cjs) and patched with
+// (install(): the off-thread reader, lib/stdio/thread-read-buffer.cjs) and patched with
 // the main-thread reader (install({ offThread: false })), each in its own process, rotating which
 // goes first, rounds in the same run.
 // perf_hooks.monitorEventLoopDelay (1 ms resolution) runs from the request

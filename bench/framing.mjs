@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Stdio framing throughput: the native read buffer (lib/stdio.cjs) against the
+// Stdio framing throughput: the native read buffer (lib/stdio/patch.cjs) against the
 // SDK's own ReadBuffer (1.x and 2.x) and against plain JSON.parse of the same
 // lines, measured in the same run.
 //
@@ -17,7 +17,7 @@
 //                                     { rows: [...] } (one JSON line)
 //
 // Then the hand-off: the Dispatcher's dispatch() on messages the native read
-// buffer returned, with the framer's classification taken (lib/native.cjs
+// buffer returned, with the framer's classification taken (lib/native/addon.cjs
 // `_dispatchFrom` with the read buffer's hand-off) against gathering and
 // classifying them again (`dispatch`).
 //
@@ -45,13 +45,13 @@ if (CPU && !fs.existsSync(SCHEDSTAT)) throw new Error(`--cpu needs ${SCHEDSTAT} 
 const now = CPU ? () => Number(fs.readFileSync(SCHEDSTAT, 'latin1').split(' ')[0]) / 1e6 : () => performance.now();
 
 
-const { NativeReadBuffer } = require('../lib/stdio.cjs');
-const native = require('../lib/native.cjs');
+const { NativeReadBuffer } = require('../lib/stdio/patch.cjs');
+const native = require('../lib/native/addon.cjs');
 const { StdioFramer, Dispatcher } = native;
 const { ReadBuffer: ReadBuffer1 } = require('@modelcontextprotocol/sdk/shared/stdio.js');
 const { ReadBuffer: ReadBuffer2 } = require('@modelcontextprotocol/client');
 const { StdioClientTransport: StdioClientTransport1 } = require('@modelcontextprotocol/sdk/client/stdio.js');
-const { _useNativeReadBuffer } = require('../lib/stdio.cjs');
+const { _useNativeReadBuffer } = require('../lib/stdio/patch.cjs');
 const FLOOR_TARGET = TARGETS.mainThreadVsParse;
 
 // --- workloads -------------------------------------------------------------

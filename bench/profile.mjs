@@ -23,8 +23,8 @@ const workload = String(args.workload ?? 'small');
 const part = String(args.part ?? 'reader');
 const rounds = Math.min(Number(args.rounds ?? 10), 1000);
 
-const { NativeReadBuffer, _useNativeReadBuffer } = require('../lib/stdio.cjs');
-const { StdioFramer } = require('../lib/native.cjs');
+const { NativeReadBuffer, _useNativeReadBuffer } = require('../lib/stdio/patch.cjs');
+const { StdioFramer } = require('../lib/native/addon.cjs');
 const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js');
 
 const lines = { small: () => smallMessages(200_000), mixed: () => bigMessage(BIG_SIZE), text: () => bigTextMessage(BIG_SIZE) }[workload]?.();

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Main-thread time of the off-thread stdio reader (lib/stdio-thread.cjs)
+// Main-thread time of the off-thread stdio reader (lib/stdio/thread-read-buffer.cjs)
 // against the main-thread one (NativeReadBuffer) and plain JSON.parse of the
 // same lines, on bench/framing.mjs's three workloads (200,000 small messages,
 // 9 MiB mixed, 9 MiB text) in 64 KiB chunks, measured in the same run.
@@ -29,8 +29,8 @@ const RUNS = Number(args.runs ?? (QUICK ? 3 : 21));
 const SMALL_COUNT = QUICK ? 20_000 : 200_000;
 const CHUNK = 64 * 1024;
 
-const { NativeReadBuffer } = require('../lib/stdio.cjs');
-const { ThreadReadBuffer } = require('../lib/stdio-thread.cjs');
+const { NativeReadBuffer } = require('../lib/stdio/patch.cjs');
+const { ThreadReadBuffer } = require('../lib/stdio/thread-read-buffer.cjs');
 
 function chunked(lines) {
   const stream = Buffer.from(lines.join('\n') + '\n', 'utf8');

@@ -2,7 +2,7 @@
 'use strict';
 // Builds the native addon with cargo into the napi-rs layout:
 // <root>/mcp-ordered-dispatch.<platformArchABI>.node (what `napi build --platform`
-// writes; lib/platform.cjs names it and the loader looks there in a clone).
+// writes; lib/native/addon.cjs names it and the loader looks there in a clone).
 //
 //   node scripts/build.cjs             release build
 //   node scripts/build.cjs --debug     debug build
@@ -27,7 +27,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const {
   platformArchABI, localBuildPath, binaryFileName, npmDirOf, platformPackageName, targets, tripleToAbi, ROOT,
-} = require('../lib/platform.cjs');
+} = require('../lib/native/addon.cjs');
 
 const LIB_NAME = 'mcp_ordered_dispatch';
 const MIN_RUST = '1.88';

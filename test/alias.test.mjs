@@ -14,8 +14,8 @@ import { runCommand } from './support/spawn-node.mjs';
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const APP = path.join(ROOT, 'test', 'support', 'alias-app.mjs');
-const { findSdkCopies } = require('../lib/discover.cjs');
-const { isSdkModuleFile } = require('../lib/package-of.cjs');
+const { findSdkCopies } = require('../lib/discover/discover.cjs');
+const { isSdkModuleFile } = require('../lib/discover/package-of.cjs');
 
 async function app(nodeArgs, args) {
   const env = { ...process.env };

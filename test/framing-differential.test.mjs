@@ -11,8 +11,8 @@ import { createRequire } from 'node:module';
 import { generator, rng } from './support/jsonrpc-gen.mjs';
 
 const require = createRequire(import.meta.url);
-const { StdioFramer } = require('../lib/native.cjs');
-const { NativeReadBuffer } = require('../lib/stdio.cjs');
+const { StdioFramer } = require('../lib/native/addon.cjs');
+const { NativeReadBuffer } = require('../lib/stdio/patch.cjs');
 
 const SEED = 0x5eed_0004;
 const COUNT = 12_000;

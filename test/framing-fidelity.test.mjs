@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { generator, rng } from './support/jsonrpc-gen.mjs';
 
 const require = createRequire(import.meta.url);
-const { patchStdioTransport, NativeReadBuffer } = require('../lib/stdio.cjs');
+const { patchStdioTransport, NativeReadBuffer } = require('../lib/stdio/patch.cjs');
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const SERVER = path.join(HERE, 'fixtures', 'bad-bytes-server.mjs');

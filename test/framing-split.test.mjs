@@ -14,9 +14,9 @@ import { fileURLToPath } from 'node:url';
 import { drainMessages } from './support/read-buffer.mjs';
 
 const require = createRequire(import.meta.url);
-const { NativeReadBuffer, patchStdioTransport } = require('../lib/stdio.cjs');
-const { patchProtocol } = require('../lib/patch.cjs');
-const native = require('../lib/native.cjs');
+const { NativeReadBuffer, patchStdioTransport } = require('../lib/stdio/patch.cjs');
+const { patchProtocol } = require('../lib/patch/protocol.cjs');
+const native = require('../lib/native/addon.cjs');
 const { loadSdk, FLAVORS, callTool } = require('./support/sdk.cjs');
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));

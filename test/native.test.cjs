@@ -4,7 +4,7 @@
 // surfacing as JS exceptions.
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
-const { Dispatcher, classify, _testPanic } = require('../lib/native.cjs');
+const { Dispatcher, classify, _testPanic } = require('../lib/native/addon.cjs');
 
 function recorder() {
   const log = [];

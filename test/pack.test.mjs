@@ -33,7 +33,7 @@ after(() => dir && fs.rmSync(dir, { recursive: true, force: true }));
 test('the main tarball: the JavaScript, types and LICENSE; no Rust source, no binary, no install script', () => {
   const files = tarList(tarballs.main);
   for (const f of ['package.json', 'LICENSE', 'index.cjs', 'index.mjs', 'index.d.ts', 'register.mjs', 'register.cjs',
-    'testing.cjs', 'lib/native.cjs', 'lib/platform.cjs', 'bin/mcp-ordered-dispatch.cjs']) {
+    'testing.cjs', 'lib/native/addon.cjs', 'lib/classify/dispatch.cjs', 'bin/mcp-ordered-dispatch.cjs']) {
     assert.ok(files.includes(f), `${f} is in the main tarball`);
   }
   for (const f of files) {

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { install, dispatcherOf } from 'mcp-ordered-dispatch';
 
 const require = createRequire(import.meta.url);
-const { _testPanic } = require('../lib/native.cjs');
+const { _testPanic } = require('../lib/native/addon.cjs');
 const { loadSdk, callTool } = require('./support/sdk.cjs');
 const { ScriptedTransport } = require('./support/scripted-transport.cjs');
 const { progress, toolResult } = require('./support/messages.cjs');

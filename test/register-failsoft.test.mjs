@@ -46,7 +46,7 @@ function assertStockRepro(r, sdk) {
 }
 
 test('the simulated missing binary is really missing: loading the addon throws the load error', async () => {
-  const r = await runCommand(node, ['-e', `try { require('./lib/native.cjs').load(); } catch (e) { console.log(e.code); process.exit(3); }`], { cwd: root, env: env() });
+  const r = await runCommand(node, ['-e', `try { require('./lib/native/addon.cjs').load(); } catch (e) { console.log(e.code); process.exit(3); }`], { cwd: root, env: env() });
   assert.equal(r.code, 3, show(r));
   assert.equal(r.stdout.trim(), 'MCP_ORDERED_DISPATCH_LOAD_FAILED');
 });

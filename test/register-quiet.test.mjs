@@ -131,16 +131,16 @@ test(`node ${process.version}: a process with register that never loads the SDK 
       // Requires nothing after register: register's own entry is all.
       const bare = await runCommand(node, [flag, entry, '--import', spy, '-e', '0'], { cwd: root, env: cleanEnv() });
       assert.equal(bare.code, 0, show(bare));
-      // Where Node has no registerHooks, registering module.register()'s hooks loads the hooks' side (lib/hooks.cjs).
-      // Under --require, require(esm) caches lib/install-hooks.mjs too.
-      const expected = [...(flag === '--import' ? [] : ['install-hooks.mjs', 'sandboxed.cjs']), ...(hasRegisterHooks ? [] : ['adapters/modules.cjs', 'hooks.cjs'])].sort();
+      // Where Node has no registerHooks, registering module.register()'s hooks loads the hooks' side (lib/register/hooks.cjs).
+      // Under --require, require(esm) caches lib/register/install-hooks.mjs too.
+      const expected = [...(flag === '--import' ? [] : ['register/install-hooks.mjs', 'register/sandboxed.cjs']), ...(hasRegisterHooks ? [] : ['adapters/modules.cjs', 'register/hooks.cjs'])].sort();
       assert.deepEqual(JSON.parse(bare.stdout), expected, `${flag}: ${show(bare)}`);
       // Requires a module (not the SDK): the hooks' side loads to look at it, nothing heavier.
       const some = await runCommand(node, [flag, entry, '--import', spy, '-e', "require('node:util')"], { cwd: root, env: cleanEnv() });
       assert.equal(some.code, 0, show(some));
       const loaded = JSON.parse(some.stdout);
-      assert.ok(loaded.includes('hooks.cjs'), `${flag}: register's hooks looked at the require: ${loaded}`);
-      for (const heavy of ['native.cjs', 'platform.cjs', 'patch.cjs', 'discover.cjs', 'package-of.cjs', 'stdio.cjs', 'read-buffer.cjs', 'progress.cjs', 'esm-transform.cjs', 'patching.cjs', 'adapters/v1.cjs', 'adapters/v2.cjs', 'adapters/upstream.cjs', 'adapters/common.cjs']) {
+      assert.ok(loaded.includes('register/hooks.cjs'), `${flag}: register's hooks looked at the require: ${loaded}`);
+      for (const heavy of ['native/addon.cjs', 'classify/dispatch.cjs', 'patch/protocol.cjs', 'discover/discover.cjs', 'discover/package-of.cjs', 'stdio/patch.cjs', 'stdio/read-buffer.cjs', 'progress/tokens.cjs', 'register/esm-transform.cjs', 'patch/patching.cjs', 'adapters/v1.cjs', 'adapters/v2.cjs', 'adapters/upstream.cjs', 'adapters/common.cjs']) {
         assert.ok(!loaded.includes(heavy), `${flag}: ${heavy} loaded at start: ${loaded}`);
       }
     }
@@ -175,13 +175,13 @@ test(`node ${process.version}: with register, loading the SDK loads the patcher 
   const loaded = await runCommand(node, argv, { cwd: root, env: cleanEnv() });
   assert.equal(loaded.code, 0, show(loaded));
   const files = JSON.parse(loaded.stdout);
-  for (const needed of ['patch.cjs', 'native.cjs', 'stdio.cjs', 'package-of.cjs']) assert.ok(files.includes(needed), `${needed} loaded with the SDK: ${files}`);
-  for (const later of ['read-buffer.cjs', 'stdio-thread.cjs', 'discover.cjs']) assert.ok(!files.includes(later), `${later} not loaded before a transport starts: ${files}`);
+  for (const needed of ['patch/protocol.cjs', 'native/addon.cjs', 'stdio/patch.cjs', 'discover/package-of.cjs']) assert.ok(files.includes(needed), `${needed} loaded with the SDK: ${files}`);
+  for (const later of ['stdio/read-buffer.cjs', 'stdio/thread-read-buffer.cjs', 'discover/discover.cjs']) assert.ok(!files.includes(later), `${later} not loaded before a transport starts: ${files}`);
   const started = await runCommand(node, argv, { cwd: root, env: cleanEnv({ START: '1' }) });
   assert.equal(started.code, 0, show(started));
   const after = JSON.parse(started.stdout);
-  for (const reader of ['read-buffer.cjs', 'stdio-thread.cjs']) assert.ok(after.includes(reader), `${reader} loaded once a transport started: ${after}`);
-  assert.ok(!after.includes('discover.cjs'), `discover.cjs is for install() and doctor only: ${after}`);
+  for (const reader of ['stdio/read-buffer.cjs', 'stdio/thread-read-buffer.cjs']) assert.ok(after.includes(reader), `${reader} loaded once a transport started: ${after}`);
+  assert.ok(!after.includes('discover/discover.cjs'), `discover.cjs is for install() and doctor only: ${after}`);
 });
 
 test(`node ${process.version}: with register, an app that loads one SDK generation loads only that generation's adapter`, async () => {
@@ -201,9 +201,9 @@ test(`node ${process.version}: with register, an app that loads one SDK generati
   }
 });
 
-test('the Vitest worker global is named alike by register.mjs (lib/install-hooks.mjs) and the CommonJS side (lib/sandboxed.cjs)', async () => {
-  const { VITEST_WORKER } = await import('../lib/install-hooks.mjs');
-  const sandboxed = Module.createRequire(import.meta.url)('../lib/sandboxed.cjs');
+test('the Vitest worker global is named alike by register.mjs (lib/register/install-hooks.mjs) and the CommonJS side (lib/register/sandboxed.cjs)', async () => {
+  const { VITEST_WORKER } = await import('../lib/register/install-hooks.mjs');
+  const sandboxed = Module.createRequire(import.meta.url)('../lib/register/sandboxed.cjs');
   assert.equal(typeof VITEST_WORKER, 'string');
   assert.equal(sandboxed.VITEST_WORKER, VITEST_WORKER);
 });

@@ -1,5 +1,5 @@
 // The ES module load hooks' source check (lib/adapters/modules.cjs
-// definedClasses, lib/esm-transform.cjs): which modules define the SDK's
+// definedClasses, lib/register/esm-transform.cjs): which modules define the SDK's
 // `Protocol` or a stdio transport at module scope, found in a module's
 // undecoded bytes and in its text alike, and the call appended to them.
 import { test } from 'node:test';
@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 const require = createRequire(import.meta.url);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const sdk = require('../lib/adapters/modules.cjs');
-const transform = require('../lib/esm-transform.cjs');
+const transform = require('../lib/register/esm-transform.cjs');
 
 const PATCH_URL = 'file:///x/loader-patch.mjs';
 const none = { protocol: false, transports: [] };

@@ -1,4 +1,4 @@
-// lib/stdio-thread.cjs + src/stdio_thread_binding.rs: the off-main-thread
+// lib/stdio/thread-read-buffer.cjs + src/stdio_thread_binding.rs: the off-main-thread
 // stdio reader (offThread: true). Real SDK transports and real child
 // processes: wire order, nothing lost when the child writes and exits at
 // once, the hand-over bounded (the event loop gets turns), the same
@@ -14,9 +14,9 @@ import { generator, rng } from './support/jsonrpc-gen.mjs';
 import { drainMessages } from './support/read-buffer.mjs';
 
 const require = createRequire(import.meta.url);
-const stdio = require('../lib/stdio.cjs');
+const stdio = require('../lib/stdio/patch.cjs');
 const { NativeReadBuffer, patchStdioTransport } = stdio;
-const { ThreadReadBuffer } = require('../lib/stdio-thread.cjs');
+const { ThreadReadBuffer } = require('../lib/stdio/thread-read-buffer.cjs');
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.join(HERE, '..');
@@ -376,7 +376,7 @@ test('register gives started stdio transports the off-thread reader; MCP_ORDERED
 });
 
 test('framingFromEnv: what MCP_ORDERED_DISPATCH_FRAMING asks of register', () => {
-  const { framingFromEnv } = require('../lib/hooks.cjs');
+  const { framingFromEnv } = require('../lib/register/hooks.cjs');
   for (const v of ['off', 'OFF', '0', 'false', 'no']) assert.equal(framingFromEnv(v), 'off', v);
   for (const v of ['main-thread', 'Main-Thread']) assert.equal(framingFromEnv(v), 'main-thread', v);
   for (const v of ['', 'on', '1', 'off-thread', 'mainthread']) assert.equal(framingFromEnv(v), 'default', v);

@@ -88,7 +88,7 @@ test('index.d.ts declares exactly what the package exports (CJS and ESM entries)
   checkSurface('index.mjs', declared, await import('../index.mjs'));
 
   // The classes, each with a live instance: the native ones from the built addon.
-  const addon = require('../lib/native.cjs').load();
+  const addon = require('../lib/native/addon.cjs').load();
   const callbacks = { onResponse() {}, onRequest() {}, onNotification() {}, onInvalid() {}, onError() {} };
   const instances = {
     Dispatcher: [new addon.Dispatcher(callbacks), addon.Dispatcher],

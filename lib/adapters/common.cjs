@@ -2,7 +2,7 @@
 // Pieces both SDK adapters share.
 
 const fnToString = Function.prototype.toString;
-// Per-instance state of a patched Client/Server (see lib/progress.cjs).
+// Per-instance state of a patched Client/Server (see lib/progress/tokens.cjs).
 const kState = Symbol.for('mcp-ordered-dispatch.state');
 
 function sourceOf(fn) {

@@ -5,9 +5,9 @@
 // them - by its source text (ES modules, for the load hooks) or by its
 // exports (CommonJS).
 //
-// Dependency-free, requires nothing but node:path: lib/hooks.cjs loads it when `register`
-// installs its hooks, and lib/esm-transform.cjs on a module.register()
-// loader thread (lib/esm-hooks.mjs), where nothing else of the package loads.
+// Dependency-free, requires nothing but node:path: lib/register/hooks.cjs loads it when `register`
+// installs its hooks, and lib/register/esm-transform.cjs on a module.register()
+// loader thread (lib/register/esm-hooks.mjs), where nothing else of the package loads.
 
 const path = require('node:path');
 

@@ -1,6 +1,6 @@
 'use strict';
 // What both SDK generations do with notifications/progress, as far as the
-// progress fast path (lib/progress.cjs) needs to know: which handler is the
+// progress fast path (lib/progress/tokens.cjs) needs to know: which handler is the
 // SDK's own (every Protocol constructor registers one that calls
 // `this._onprogress(notification)`), and what the SDK's zod parse makes of a
 // plain progress notification before that handler sees it.

@@ -1,7 +1,7 @@
 'use strict';
 // Adapter for the SDK's stdio transports (1.x `StdioClientTransport` /
 // `StdioServerTransport`, 2.x `@modelcontextprotocol/client/stdio` and
-// `@modelcontextprotocol/server/stdio`; ESM and CJS builds): what lib/stdio.cjs
+// `@modelcontextprotocol/server/stdio`; ESM and CJS builds): what lib/stdio/patch.cjs
 // needs to know about them to swap their ReadBuffer for a NativeReadBuffer -
 // the shape of a transport class it can patch, how an instance keeps its
 // stock ReadBuffer (and that buffer's limit and held bytes), which generation
@@ -48,7 +48,7 @@ function readBufferOf(transport) {
 /**
  * Per message, on the routing path: whatever the transport holds as its read
  * buffer, unchecked - the Dispatcher takes a hand-off from it only when the
- * message is the very object that buffer last returned (lib/native.cjs).
+ * message is the very object that buffer last returned (lib/native/addon.cjs).
  */
 function handoffSourceOf(transport) {
   return transport._readBuffer;
@@ -85,7 +85,7 @@ function stockReadBuffer(stock) {
 // releases: an error response without id, ids and progress tokens beyond
 // safe integers, odd related-task objects, ...). The framer mirrors the
 // newest releases; a release that judges any of these differently gets
-// verify mode (lib/stdio.cjs). Every line here is valid JSON.
+// verify mode (lib/stdio/patch.cjs). Every line here is valid JSON.
 const CANARIES = [
   '{"jsonrpc":"2.0","error":{"code":1,"message":""}}',
   '{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":""}}',

@@ -7,7 +7,7 @@
 // handler lookup, the fallback handler and the error text are the SDK's.
 
 const { invokeNotificationHandler, sourceOf } = require('./common.cjs');
-const { tryPlainProgress } = require('../progress.cjs');
+const { tryPlainProgress } = require('../progress/tokens.cjs');
 
 const generation = 1;
 

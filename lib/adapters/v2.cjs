@@ -14,7 +14,7 @@
 // they call `super`, which lands here.
 
 const { invokeNotificationHandler, sourceOf } = require('./common.cjs');
-const { tryPlainProgress } = require('../progress.cjs');
+const { tryPlainProgress } = require('../progress/tokens.cjs');
 
 const generation = 2;
 

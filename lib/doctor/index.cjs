@@ -8,8 +8,8 @@
 const path = require('node:path');
 const fs = require('node:fs');
 const { spawn } = require('node:child_process');
-const { findSdkCopies } = require('../discover.cjs');
-const { LOAD_FAILED } = require('../platform.cjs');
+const { findSdkCopies } = require('../discover/discover.cjs');
+const { LOAD_FAILED } = require('../native/addon.cjs');
 
 const PROBE = path.join(__dirname, 'probe.cjs');
 const SELF = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'));
@@ -58,7 +58,7 @@ async function pool(tasks, limit) {
 
 /** Does the native addon load here? { loaded, from, file } or { loaded: false, reason }. */
 function addonStatus() {
-  const native = require('../native.cjs');
+  const native = require('../native/addon.cjs');
   try {
     native.load();
     return { loaded: true, ...native.loadedFrom() };

@@ -20,7 +20,7 @@ const path = require('node:path');
 const fs = require('node:fs');
 const { PassThrough } = require('node:stream');
 const { pathToFileURL } = require('node:url');
-const { resolveExport } = require('../discover.cjs');
+const { resolveExport } = require('../discover/discover.cjs');
 const { rawServerCommand, UNKNOWN_PROGRESS_TOKEN } = require('../testing/index.cjs');
 
 const MODES = ['all-in-one', 'last-with-response'];
@@ -190,7 +190,7 @@ async function serverRun(copy, entry, tally, { pairs, progress }) {
 }
 
 async function probe({ copy, patched, pairs = 2, progress = 3 }) {
-  const { patchProtocol, sdkStatus } = require('../patch.cjs');
+  const { patchProtocol, sdkStatus } = require('../patch/protocol.cjs');
   const source = { name: copy.name, version: copy.version, build: copy.build, file: copy.file };
   const result = { patched: Boolean(patched), supported: false };
   let Protocol;

@@ -2,7 +2,7 @@
 // What `mcp-ordered-dispatch/register` does, depending on who loaded it.
 //
 // Node's own loader (`--import`/`--require`, Vitest, plain imports): install
-// the load-time hooks (lib/hooks.cjs), which patch each SDK copy as it loads.
+// the load-time hooks (lib/register/hooks.cjs), which patch each SDK copy as it loads.
 //
 // Jest's runtime (`setupFiles`): Jest compiles and caches the modules tests
 // load itself, so Node's loader hooks never see them (and Jest 30 makes
@@ -21,12 +21,12 @@
 // own (see registerInVitestVm).
 
 // Loaded by register.cjs at start: nothing but node:module here; each case
-// loads what it needs (under Node's own loader, lib/install-hooks.mjs alone).
+// loads what it needs (under Node's own loader, lib/register/install-hooks.mjs alone).
 const Module = require('node:module');
 
 /** Every SDK build found; discovery is loaded here, not when register installs the hooks. */
 function sdkCopies() {
-  const { findSdkCopies, defaultBases } = require('./discover.cjs');
+  const { findSdkCopies, defaultBases } = require('../discover/discover.cjs');
   return findSdkCopies(defaultBases());
 }
 
@@ -96,7 +96,7 @@ function jestRunsEsm() {
 
 const VM_POOLS = ['vmThreads', 'vmForks'];
 
-// The global a Vitest worker that runs tests sets: lib/install-hooks.mjs's
+// The global a Vitest worker that runs tests sets: lib/register/install-hooks.mjs's
 // VITEST_WORKER, which this file cannot load in Vitest's vm pools (their
 // require() loads no ES module); test/register-quiet.test.mjs checks the two agree.
 const VITEST_WORKER = '__vitest_worker__';

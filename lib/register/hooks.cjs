@@ -2,15 +2,15 @@
 // Load-time patching for `mcp-ordered-dispatch/register`: every SDK copy the
 // application loads is patched as it loads, wherever it sits in node_modules
 // (nested dependencies included), without loading any copy the app does not use.
-// The hooks are installed by lib/install-hooks.mjs, which loads this file on
+// The hooks are installed by lib/register/install-hooks.mjs, which loads this file on
 // first use; what they do is here:
 //   - CommonJS (and require(esm)): afterRequire() looks at what a require()
 //     under @modelcontextprotocol/ returned.
-//   - ES modules: esmLoaded() appends a call to lib/loader-patch.mjs to the
+//   - ES modules: esmLoaded() appends a call to lib/register/loader-patch.mjs to the
 //     SDK modules that define `Protocol` or a stdio transport
-//     (lib/esm-transform.cjs), in module.registerHooks()'s load hook;
+//     (lib/register/esm-transform.cjs), in module.registerHooks()'s load hook;
 //     registerEsmHooks() registers the module.register() hooks
-//     (lib/esm-hooks.mjs) where Node has no registerHooks (20.19-22.14).
+//     (lib/register/esm-hooks.mjs) where Node has no registerHooks (20.19-22.14).
 //
 // The native addon, the patcher and the SDK source checks are loaded when an
 // SDK module loads. The files loaded on that path are plain ASCII: V8 first
@@ -21,7 +21,7 @@
 
 const Module = require('node:module');
 const path = require('node:path');
-const sdk = require('./adapters/modules.cjs');
+const sdk = require('../adapters/modules.cjs');
 
 /**
  * What MCP_ORDERED_DISPATCH_FRAMING asks of register, which takes no
@@ -46,11 +46,11 @@ let machinery;
 function loadMachinery() {
   if (machinery !== undefined) return machinery;
   try {
-    const { patchProtocol, isPatched } = require('./patch.cjs');
-    const { sourceOfFile } = require('./package-of.cjs');
-    const { patchStdioExports } = require('./stdio.cjs');
-    const { warnUnsupported } = require('./patching.cjs');
-    require('./native.cjs').load(); // the addon loads lazily: a NativeAddonError surfaces here
+    const { patchProtocol, isPatched } = require('../patch/protocol.cjs');
+    const { sourceOfFile } = require('../discover/package-of.cjs');
+    const { patchStdioExports } = require('../stdio/patch.cjs');
+    const { warnUnsupported } = require('../patch/patching.cjs');
+    require('../native/addon.cjs').load(); // the addon loads lazily: a NativeAddonError surfaces here
     machinery = { patchProtocol, isPatched, sourceOfFile, patchStdioExports, warnUnsupported };
   } catch (error) {
     if (error?.code !== LOAD_FAILED) throw error;
@@ -98,7 +98,7 @@ function afterRequire(exports, request, parent, isMain) {
   }
   if (needsProtocol || needsFraming) {
     const file = Module._resolveFilename(request, parent, isMain);
-    if (file.includes(sdk.SDK_PATH) || require('./package-of.cjs').isSdkModuleFile(file)) {
+    if (file.includes(sdk.SDK_PATH) || require('../discover/package-of.cjs').isSdkModuleFile(file)) {
       if (needsProtocol) patchLoaded(exports.Protocol, file);
       if (needsFraming) patchStdioLoaded(exports, file);
     }
@@ -110,7 +110,7 @@ function afterRequire(exports, request, parent, isMain) {
 function patchRequired() {
   const nodeModules = `${path.sep}node_modules${path.sep}`;
   for (const [file, cached] of Object.entries(require.cache)) {
-    if (!file.includes(sdk.SDK_PATH) && !(file.includes(nodeModules) && require('./package-of.cjs').isSdkModuleFile(file))) continue;
+    if (!file.includes(sdk.SDK_PATH) && !(file.includes(nodeModules) && require('../discover/package-of.cjs').isSdkModuleFile(file))) continue;
     if (sdk.isSdkProtocol(cached?.exports?.Protocol)) patchLoaded(cached.exports.Protocol, file);
     if (framing && cached?.exports && sdk.exportsStdio(cached.exports)) patchStdioLoaded(cached.exports, file);
   }

@@ -1,6 +1,6 @@
 'use strict';
 // NativeReadBuffer: the native drop-in for the MCP SDK's stdio ReadBuffer
-// (lib/stdio.cjs puts it into transports; lib/stdio-thread.cjs's
+// (lib/stdio/patch.cjs puts it into transports; lib/stdio/thread-read-buffer.cjs's
 // ThreadReadBuffer extends it). Loaded when the first transport starts, not
 // when the SDK loads.
 //
@@ -65,9 +65,9 @@
 // U+FFFD, and under 2.x blank lines and lines that are not JSON are reported
 // instead of dropped. Sizes and closes stay the SDK's.
 
-const native = require('./native.cjs');
+const native = require('../native/addon.cjs');
 // What this file knows of the SDK's messages and schemas, the adapter says.
-const { stripLikeSchema } = require('./adapters/stdio.cjs');
+const { stripLikeSchema } = require('../adapters/stdio.cjs');
 
 // The layout of the framer's results and its codes (src/boundary.rs), read
 // from the addon when the first NativeReadBuffer is made (requiring this
@@ -131,7 +131,7 @@ class NativeReadBuffer {
   // an array: no Array.prototype accessor can take an entry), or null.
   _backlog = null;
   _maxBufferSize = DEFAULT_MAX_BUFFER_SIZE;
-  // The hand-off to the Dispatcher (lib/native.cjs `_dispatchFrom`): the
+  // The hand-off to the Dispatcher (lib/native/addon.cjs `_dispatchFrom`): the
   // message readMessage() just returned, already validated and classified
   // by the framer, and its code; how many the Dispatcher took.
   _handoffMessage = undefined;

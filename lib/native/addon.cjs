@@ -1,5 +1,13 @@
 'use strict';
-// Where the native addon comes from, and the one error when it cannot be had.
+// The loader of the native addon: where it comes from, the one error when it
+// cannot be had, and the addon's exports, loaded on first use (so that
+// requiring the package never throws when no binary fits this machine): from
+// the file named by MCP_ORDERED_DISPATCH_NATIVE if set, else the platform
+// package (`mcp-ordered-dispatch-<platform>`), else a local build in a clone.
+// Exports the addon's exports ({ Dispatcher, classify, ... }, each a getter
+// that loads it), with Dispatcher.prototype.dispatch replaced by its
+// JavaScript front end (lib/classify/dispatch.cjs), plus load() and
+// NativeAddonError; and the platform names below.
 //
 // The napi-rs convention: one npm package per platform, named
 // `<packageName>-<platformArchABI>` (e.g. `mcp-ordered-dispatch-linux-x64-gnu`),
@@ -10,13 +18,13 @@
 //
 // The names come from package.json's `napi` field (binaryName, packageName,
 // targets) - the one place they are written - and the platform string is
-// napi-rs's `platformArchABI`. Used by the loader (lib/native.cjs), the build
+// napi-rs's `platformArchABI`. Used by the loader (below), the build
 // script (scripts/build.cjs), doctor and the tests.
 
 const fs = require('node:fs');
 const path = require('node:path');
 
-const ROOT = path.join(__dirname, '..');
+const ROOT = path.join(__dirname, '..', '..');
 const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 const NAPI = PKG.napi || {};
 const BINARY_NAME = NAPI.binaryName || PKG.name;
@@ -222,7 +230,65 @@ function tripleToAbi(triple) {
   return `${sys}-${arch}`;
 }
 
+// ---- the addon's exports, loaded on first use ----
+
+let loaded = null;
+let failure = null;
+
+/**
+ * The addon's exports, loaded once. Throws the NativeAddonError (the same one
+ * each time) when no addon loads.
+ */
+function load() {
+  if (loaded) return loaded.addon;
+  if (failure) throw failure;
+  try {
+    const found = loadAddon();
+    require('../classify/dispatch.cjs').installGatheringDispatch(found.addon);
+    loaded = found;
+    for (const name of Object.keys(found.addon)) {
+      if (!Object.hasOwn(module.exports, name)) module.exports[name] = found.addon[name];
+    }
+    return found.addon;
+  } catch (error) {
+    failure = error;
+    throw error;
+  }
+}
+
+/** Where the addon came from: { from, file }, or null before it is loaded. */
+function loadedFrom() {
+  return loaded ? { from: loaded.from, file: loaded.file } : null;
+}
+
+/**
+ * A stand-in for the addon's class or function `name` that loads the addon
+ * when first used (called, constructed, or a property read), for the public
+ * entry points: `import { Dispatcher } from 'mcp-ordered-dispatch'` must not
+ * load it. `instanceof` and static/prototype access reach the real one.
+ */
+function lazyBinding(name) {
+  const real = () => load()[name];
+  // eslint-disable-next-line func-names
+  const target = function () {};
+  Object.defineProperty(target, 'name', { value: name });
+  const proxy = new Proxy(target, {
+    apply: (_t, thisArg, args) => Reflect.apply(real(), thisArg, args),
+    construct: (_t, args, newTarget) => Reflect.construct(real(), args, newTarget === proxy ? real() : newTarget),
+    get: (_t, key) => {
+      const fn = real();
+      return Reflect.get(fn, key, fn);
+    },
+    set: (_t, key, value) => Reflect.set(real(), key, value),
+    has: (_t, key) => Reflect.has(real(), key),
+  });
+  return proxy;
+}
+
 module.exports = {
+  load,
+  loadedFrom,
+  lazyBinding,
   isMusl,
   platformArchABI,
   binaryFileName,
@@ -238,3 +304,8 @@ module.exports = {
   ROOT,
   PKG,
 };
+// The addon's own exports, each read lazily (the classes the binding defines;
+// any other name is copied on once the addon has loaded).
+for (const name of ['Dispatcher', 'ProgressTokens', 'StdioFramer', 'StdioThreadReader', 'classify', 'boundary', '_testPanic']) {
+  Object.defineProperty(module.exports, name, { enumerable: true, configurable: true, get: () => load()[name] });
+}

@@ -1,14 +1,14 @@
 'use strict';
 // Dependency-free (safe on the module.register() loader thread, loads no
-// addon): the source rewrite shared by both ES module hooks (lib/hooks.cjs's
-// in-thread module.registerHooks() hook and lib/esm-hooks.mjs's
+// addon): the source rewrite shared by both ES module hooks (lib/register/hooks.cjs's
+// in-thread module.registerHooks() hook and lib/register/esm-hooks.mjs's
 // module.register() hook). When an MCP SDK ES module defines `Protocol` or a
-// stdio transport, a call to lib/loader-patch.mjs naming those module-scope
+// stdio transport, a call to lib/register/loader-patch.mjs naming those module-scope
 // classes is appended; it runs as the module finishes evaluating. Which
 // modules those are, the SDK adapter says (lib/adapters/modules.cjs, also
 // dependency-free): this file knows only how to append the call.
 
-const sdk = require('./adapters/modules.cjs');
+const sdk = require('../adapters/modules.cjs');
 
 const MARKER = '__mcpOrderedDispatchPatch';
 
@@ -60,14 +60,14 @@ function patchedSource(source, patchUrl, framing) {
  * patch, else undefined. A module under the SDK's scope is looked at
  * directly; one elsewhere in node_modules (an npm alias install) only when
  * its bytes define Protocol or a stdio transport, and then by the `name` in
- * its nearest package.json (lib/package-of.cjs).
+ * its nearest package.json (lib/discover/package-of.cjs).
  */
 function patchedSdkSource(url, source, patchUrl, framing) {
   const inScope = url.includes(sdk.SDK_URL_SEGMENT);
   if (!inScope && !url.includes('/node_modules/')) return undefined;
   const patched = patchedSource(source, patchUrl, framing);
   if (patched === undefined || inScope) return patched;
-  return require('./package-of.cjs').isSdkModuleFile(url) ? patched : undefined;
+  return require('../discover/package-of.cjs').isSdkModuleFile(url) ? patched : undefined;
 }
 
 module.exports = { withPatchCall, patchedSource, patchedSdkSource };

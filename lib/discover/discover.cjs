@@ -7,7 +7,7 @@ const { createRequire } = require('node:module');
 
 // Where each SDK package keeps its Protocol class (the package subpath that
 // exports it: 1.x `sdk/shared/protocol.js`, 2.x the package root), the adapter says.
-const { SDK_SCOPE, SDK_PACKAGES } = require('./adapters/modules.cjs');
+const { SDK_SCOPE, SDK_PACKAGES } = require('../adapters/modules.cjs');
 const { readJson } = require('./package-of.cjs');
 
 /** The node_modules directories `base` resolves packages from, nearest first. */
@@ -117,7 +117,7 @@ function findSdkCopies(bases) {
 
 /**
  * Like findSdkCopies, for any table of [{ name, subpath, ...extra }] (e.g.
- * lib/stdio.cjs's stdio transport modules): [{ name, version, build, file,
+ * lib/stdio/patch.cjs's stdio transport modules): [{ name, version, build, file,
  * root, ...extra }], without duplicates.
  */
 function findSdkFiles(bases, packages) {

@@ -1,8 +1,8 @@
 // module.register() hooks, used only where Node has no module.registerHooks()
-// (Node 20.19-22.14; see lib/hooks.cjs). They run on the loader thread: when
+// (Node 20.19-22.14; see lib/register/hooks.cjs). They run on the loader thread: when
 // an MCP SDK ES module that defines `Protocol` or a stdio transport loads,
 // append a call that patches it on the main thread as the module finishes
-// evaluating (lib/esm-transform.cjs).
+// evaluating (lib/register/esm-transform.cjs).
 import transform from './esm-transform.cjs';
 
 const { patchedSdkSource } = transform;

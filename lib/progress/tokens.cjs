@@ -12,9 +12,9 @@
 // handed to onLateProgress; never-issued tokens take the SDK's path and its
 // "unknown token" error.
 
-const native = require('./native.cjs');
-const { kState, reportHandlerError } = require('./adapters/common.cjs');
-const { PROGRESS_METHOD, isSdkProgressHandler, parsedProgress } = require('./adapters/progress.cjs');
+const native = require('../native/addon.cjs');
+const { kState, reportHandlerError } = require('../adapters/common.cjs');
+const { PROGRESS_METHOD, isSdkProgressHandler, parsedProgress } = require('../adapters/progress.cjs');
 
 const MapGet = Map.prototype.get;
 const MapSet = Map.prototype.set;

@@ -1,42 +1,10 @@
 'use strict';
-// The native addon, loaded on first use (so that requiring the package never
-// throws when no binary fits this machine): from the file named by
-// MCP_ORDERED_DISPATCH_NATIVE if set, else the platform package
-// (`mcp-ordered-dispatch-<platform>`), else a local build in a clone - see
-// lib/platform.cjs. Exports the addon's exports ({ Dispatcher, classify, ... },
-// each a getter that loads it), with Dispatcher.prototype.dispatch replaced by
-// a JavaScript front end (see below), plus load() and NativeAddonError.
-
-const { loadAddon, NativeAddonError } = require('./platform.cjs');
-
-let loaded = null;
-let failure = null;
-
-/**
- * The addon's exports, loaded once. Throws the NativeAddonError (the same one
- * each time) when no addon loads.
- */
-function load() {
-  if (loaded) return loaded.addon;
-  if (failure) throw failure;
-  try {
-    const found = loadAddon();
-    installGatheringDispatch(found.addon);
-    loaded = found;
-    for (const name of Object.keys(found.addon)) {
-      if (!Object.hasOwn(module.exports, name)) module.exports[name] = found.addon[name];
-    }
-    return found.addon;
-  } catch (error) {
-    failure = error;
-    throw error;
-  }
-}
-
-/** Where the addon came from: { from, file }, or null before it is loaded. */
-function loadedFrom() {
-  return loaded ? { from: loaded.from, file: loaded.file } : null;
-}
+// The classify stage's JavaScript side: the front end of the native
+// Dispatcher's `dispatch`, installed on Dispatcher.prototype when the addon
+// loads (lib/native/addon.cjs). It gathers the fields the Rust classifier
+// reads in one call, and takes the stdio reader's hand-off
+// (lib/stdio/handoff.cjs) instead where the framer already classified the
+// message.
 
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 
@@ -55,7 +23,7 @@ const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 // the call below lists them in order, and GATHERED_ORDER, checked against
 // the binding's SLOT_* when the addon loads, says which order that is.
 //
-// Hand-off from lib/stdio.cjs: the transport's native read buffer keeps the
+// Hand-off from lib/stdio/patch.cjs: the transport's native read buffer keeps the
 // message readMessage() just returned, which the Rust framer has already
 // validated and classified, with its code (`_handoffMessage`,
 // `_handoffCode`). When the transport passes that very object on,
@@ -73,7 +41,7 @@ function installGatheringDispatch(native) {
   const boundary = native.boundary;
   if (!proto || typeof proto._dispatchGathered !== 'function' || !boundary) return native;
   if (boundary.SLOT_COUNT !== GATHERED_ORDER.length || GATHERED_ORDER.some((name, i) => boundary[`SLOT_${name}`] !== i)) {
-    throw new Error('mcp-ordered-dispatch: the native addon lays out _dispatchGathered\'s arguments (boundary.SLOT_*) otherwise than lib/native.cjs passes them; rebuild the addon from this checkout (`npm run build`).');
+    throw new Error('mcp-ordered-dispatch: the native addon lays out _dispatchGathered\'s arguments (boundary.SLOT_*) otherwise than lib/classify/dispatch.cjs passes them; rebuild the addon from this checkout (`npm run build`).');
   }
   const {
     KEY_JSONRPC, KEY_ID, KEY_RESULT, KEY_ERROR, KEY_METHOD, KEY_PARAMS,
@@ -182,36 +150,4 @@ function installGatheringDispatch(native) {
   return native;
 }
 
-// The addon's own exports, each read lazily (the names of src/*binding.rs;
-// any other name is copied on once the addon has loaded).
-const BINDINGS = ['Dispatcher', 'ProgressTokens', 'StdioFramer', 'classify', 'boundary', '_testPanic'];
-const lazy = { load, loadedFrom, lazyBinding, NativeAddonError };
-for (const name of BINDINGS) {
-  Object.defineProperty(lazy, name, { enumerable: true, configurable: true, get: () => load()[name] });
-}
-
-/**
- * A stand-in for the addon's class or function `name` that loads the addon
- * when first used (called, constructed, or a property read), for the public
- * entry points: `import { Dispatcher } from 'mcp-ordered-dispatch'` must not
- * load it. `instanceof` and static/prototype access reach the real one.
- */
-function lazyBinding(name) {
-  const real = () => load()[name];
-  // eslint-disable-next-line func-names
-  const target = function () {};
-  Object.defineProperty(target, 'name', { value: name });
-  const proxy = new Proxy(target, {
-    apply: (_t, thisArg, args) => Reflect.apply(real(), thisArg, args),
-    construct: (_t, args, newTarget) => Reflect.construct(real(), args, newTarget === proxy ? real() : newTarget),
-    get: (_t, key) => {
-      const fn = real();
-      return Reflect.get(fn, key, fn);
-    },
-    set: (_t, key, value) => Reflect.set(real(), key, value),
-    has: (_t, key) => Reflect.has(real(), key),
-  });
-  return proxy;
-}
-
-module.exports = lazy;
+module.exports = { installGatheringDispatch, GATHERED_ORDER };

@@ -3,7 +3,7 @@
 // module.registerHooks()'s wherever Node has it (22.15+, 23.5+: synchronous,
 // in-thread, no loader thread) and module.register()'s only where it does
 // not (20.19-22.14), so Node 26 never sees the deprecated module.register().
-// What the hooks do is lib/hooks.cjs's, loaded when they first have work.
+// What the hooks do is lib/register/hooks.cjs's, loaded when they first have work.
 //
 // An ES module that imports nothing, so that installing costs a process next
 // to nothing: register.mjs (`--import`) loads no CommonJS file at all, and a
@@ -12,13 +12,13 @@
 // process.getBuiltinModule() (Node 20.16+, 22.3+), not imported: an `import`
 // of a built-in builds an ES module facade for it, which measurably costs
 // every process `register` starts in. register.cjs (`--require`) and
-// lib/sandboxed.cjs load it with require(esm).
+// lib/register/sandboxed.cjs load it with require(esm).
 const Module = process.getBuiltinModule('node:module');
 
-/** The global a Vitest worker that runs tests sets (lib/sandboxed.cjs reads its pool from it). */
+/** The global a Vitest worker that runs tests sets (lib/register/sandboxed.cjs reads its pool from it). */
 export const VITEST_WORKER = '__vitest_worker__';
 
-// lib/hooks.cjs, on first use. Its own loading (and what it requires at its
+// lib/register/hooks.cjs, on first use. Its own loading (and what it requires at its
 // top) passes through the Module._load wrapper unlooked at.
 let hooks;
 let loadingHooks = false;
@@ -50,7 +50,7 @@ export function installHooks() {
   // package's own entry (register.cjs under `--require`).
   let own;
   for (const file in Module._cache) {
-    own ??= process.getBuiltinModule('node:url').fileURLToPath(new URL('..', import.meta.url));
+    own ??= process.getBuiltinModule('node:url').fileURLToPath(new URL('../..', import.meta.url));
     if (file.startsWith(own) && !file.includes('node_modules', own.length)) continue;
     loadHooks().patchRequired();
     break;

@@ -2,25 +2,25 @@
 // Native stdio framing for the MCP SDK's stdio transports.
 //
 // patchStdioTransport(Transport) swaps a transport instance's `_readBuffer`,
-// as its start() begins, for a NativeReadBuffer (lib/read-buffer.cjs: the
+// as its start() begins, for a NativeReadBuffer (lib/stdio/read-buffer.cjs: the
 // Rust framer behind the SDK ReadBuffer's interface; what it keeps exactly
 // as the SDK does, and options.strict, are described there) or, by default,
-// its off-thread subclass (lib/stdio-thread.cjs). Everything else - the
+// its off-thread subclass (lib/stdio/thread-read-buffer.cjs). Everything else - the
 // transport's processReadBuffer loop, onmessage/onerror, close - stays the
 // SDK's. Both readers load when the first transport starts: an application
 // that loads the SDK and never starts a stdio transport does not pay for
 // them.
 
-const native = require('./native.cjs');
-const { UnsupportedSdkError, describeSource, patchRecordOf, replaceMethods, warnUnsupported } = require('./patching.cjs');
-const { sourceOfFile } = require('./package-of.cjs');
+const native = require('../native/addon.cjs');
+const { UnsupportedSdkError, describeSource, patchRecordOf, replaceMethods, warnUnsupported } = require('../patch/patching.cjs');
+const { sourceOfFile } = require('../discover/package-of.cjs');
 // What this file knows of the SDK's transports and ReadBuffers, the adapters say.
-const sdkModules = require('./adapters/modules.cjs');
-const adapter = require('./adapters/stdio.cjs');
+const sdkModules = require('../adapters/modules.cjs');
+const adapter = require('../adapters/stdio.cjs');
 
 const kPatch = Symbol.for('mcp-ordered-dispatch.stdio-patch');
 
-/** lib/read-buffer.cjs, loaded when first needed (a transport starts, or a caller asks for NativeReadBuffer). */
+/** lib/stdio/read-buffer.cjs, loaded when first needed (a transport starts, or a caller asks for NativeReadBuffer). */
 function readBuffer() {
   return require('./read-buffer.cjs');
 }
@@ -68,8 +68,8 @@ function useNativeReadBuffer(transport, record) {
   if (stock === undefined || stock instanceof NativeReadBuffer) return;
   const { maxBufferSize, held, generation, Reference } = adapter.stockReadBuffer(stock);
   const sdk = record.sdk ?? generation;
-  // offThread (lib/stdio-thread.cjs): framed on a worker thread, delivered to this transport.
-  const ReadBuffer = record.offThread ? require('./stdio-thread.cjs').ThreadReadBuffer : NativeReadBuffer;
+  // offThread (lib/stdio/thread-read-buffer.cjs): framed on a worker thread, delivered to this transport.
+  const ReadBuffer = record.offThread ? require('./thread-read-buffer.cjs').ThreadReadBuffer : NativeReadBuffer;
   const buffer = new ReadBuffer({
     ...(record.offThread ? { ...(record.offThread === true ? {} : record.offThread), transport } : {}),
     // The stock buffer's own limit, whatever it is (none: none here either).
@@ -117,11 +117,11 @@ function patchStdioTransport(Transport, options = {}) {
     useNativeReadBuffer(this, record);
     return originalStart.apply(this, args);
   };
-  // The off-thread reader unless offThread is false (lib/stdio-thread.cjs);
+  // The off-thread reader unless offThread is false (lib/stdio/thread-read-buffer.cjs);
   // it also patches close(), which delivers what the worker holds first.
   // Its defaults (true, or no option) load it only when a transport starts:
   // an application that never starts one does not pay for the file.
-  const offThread = options.offThread === false ? undefined : typeof options.offThread === 'object' ? require('./stdio-thread.cjs').threadOptions(options.offThread) : true;
+  const offThread = options.offThread === false ? undefined : typeof options.offThread === 'object' ? require('./thread-read-buffer.cjs').threadOptions(options.offThread) : true;
   const originalClose = Transport.prototype.close;
   const close = function close(...args) {
     const buffer = adapter.readBufferOf(this);
@@ -155,7 +155,7 @@ function isStdioPatched(Transport) {
  * Nothing is loaded.
  */
 function findStdioModules(bases) {
-  return require('./discover.cjs').findSdkFiles(bases, sdkModules.STDIO_MODULES);
+  return require('../discover/discover.cjs').findSdkFiles(bases, sdkModules.STDIO_MODULES);
 }
 
 /**
@@ -205,7 +205,7 @@ function patchStdioTransports(bases, options = {}) {
 }
 
 /**
- * For load-time hooks (lib/hooks.cjs): patch whatever stdio transport
+ * For load-time hooks (lib/register/hooks.cjs): patch whatever stdio transport
  * classes a just-loaded SDK module exports. An unsupported shape is left
  * stock with a warning. options: { offThread? }, as patchStdioTransport's.
  */
@@ -242,7 +242,7 @@ module.exports = {
   // exposed for tests
   _useNativeReadBuffer: useNativeReadBuffer,
 };
-// lib/read-buffer.cjs's classes, for those who take them from here (the
+// lib/stdio/read-buffer.cjs's classes, for those who take them from here (the
 // tests, the benches): the file loads when one is read.
 for (const name of ['NativeReadBuffer', 'StdioFramingError']) {
   Object.defineProperty(module.exports, name, { enumerable: true, get: () => readBuffer()[name] });

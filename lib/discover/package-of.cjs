@@ -1,15 +1,15 @@
 'use strict';
 // Which package a module file belongs to, by the nearest package.json: the
 // name and version that messages and install()'s results give, whether the
-// file is an SDK module (lib/hooks.cjs and lib/esm-transform.cjs ask this
+// file is an SDK module (lib/register/hooks.cjs and lib/register/esm-transform.cjs ask this
 // of the modules the load hooks see), and its build (ESM or CommonJS).
-// Apart from lib/discover.cjs (finding every SDK copy an application
+// Apart from lib/discover/discover.cjs (finding every SDK copy an application
 // resolves, for install() and doctor), so that what loads when an SDK
 // module loads stays small.
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { SDK_SCOPE } = require('./adapters/modules.cjs');
+const { SDK_SCOPE } = require('../adapters/modules.cjs');
 
 function readJson(file) {
   try {

@@ -7,21 +7,21 @@
 //      Dispatcher, which classifies it and calls back in wire order.
 //   2. _onnotification(): runs the handler synchronously instead of a
 //      microtask later (see the adapters).
-//   3. _onprogress(): asks the progress-token table first (lib/progress.cjs),
+//   3. _onprogress(): asks the progress-token table first (lib/progress/tokens.cjs),
 //      so progress after its request finished is dropped quietly.
 // _onresponse, _onrequest and every subclass override stay the SDK's.
 
-const native = require('./native.cjs');
-const { notificationHandlerError } = require('./adapters/common.cjs');
-const { notificationDispatch, generationOfShape } = require('./adapters/upstream.cjs');
-const progress = require('./progress.cjs');
-const stdioAdapter = require('./adapters/stdio.cjs');
+const native = require('../native/addon.cjs');
+const { notificationHandlerError } = require('../adapters/common.cjs');
+const { notificationDispatch, generationOfShape } = require('../adapters/upstream.cjs');
+const progress = require('../progress/tokens.cjs');
+const stdioAdapter = require('../adapters/stdio.cjs');
 const { UnsupportedSdkError, describeSource, patchRecordOf, replaceMethods } = require('./patching.cjs');
 
 // Each adapter loads when a class is first checked against it, the one for
 // the generation the class's shape names first: a process that loads only
 // copies of one generation never loads the other's adapter.
-const ADAPTERS = { 2: () => require('./adapters/v2.cjs'), 1: () => require('./adapters/v1.cjs') };
+const ADAPTERS = { 2: () => require('../adapters/v2.cjs'), 1: () => require('../adapters/v1.cjs') };
 const kPatch = Symbol.for('mcp-ordered-dispatch.patch');
 
 function describe(source) {
@@ -61,7 +61,7 @@ function dispatcherFor(protocol, state, generation) {
     },
     onRequest: (message, extra) => protocol._onrequest(message, extra),
     onNotification: (message, extra, plainProgress) => {
-      // Rust found a plain progress notification: the adapter may skip zod (lib/progress.cjs).
+      // Rust found a plain progress notification: the adapter may skip zod (lib/progress/tokens.cjs).
       state.plainProgress = plainProgress ? message : undefined;
       protocol._onnotification(message, extra);
     },
@@ -111,7 +111,7 @@ function interceptRouting(protocol, transport, generation) {
       transport.onmessage = function orderedOnMessage(message, extra) {
         previous?.(message, extra);
         // The read buffer it came from, if any (stdio: a native one hands
-        // over the framer's classification, lib/stdio.cjs).
+        // over the framer's classification, lib/stdio/patch.cjs).
         dispatcher._dispatchFrom(stdioAdapter.handoffSourceOf(transport), message, extra);
       };
     },

@@ -3,7 +3,7 @@
 // and patchStdioTransport() give stdio transports unless `offThread: false`
 // (see README "Reading a child's stdout off the main thread").
 //
-// ThreadReadBuffer is a NativeReadBuffer (lib/stdio.cjs) whose framing runs
+// ThreadReadBuffer is a NativeReadBuffer (lib/stdio/patch.cjs) whose framing runs
 // on a worker thread (src/stdio_thread_binding.rs): append(chunk) copies the
 // chunk to the worker and returns; the worker frames, validates, classifies
 // and transcodes, and hands back pieces in the very layout StdioFramer.push
@@ -38,9 +38,9 @@
 // The worker is stopped at 'end', after close(), and when the reader is
 // garbage-collected; the threadsafe function never keeps the process alive.
 
-const native = require('./native.cjs');
+const native = require('../native/addon.cjs');
 const { NativeReadBuffer, framerLimit } = require('./read-buffer.cjs');
-const adapter = require('./adapters/stdio.cjs');
+const adapter = require('../adapters/stdio.cjs');
 
 /**
  * Defaults of the hand-over bounds (bench/eventloop.mjs): a piece carries

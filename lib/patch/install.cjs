@@ -1,11 +1,11 @@
 'use strict';
 // install(): patch every SDK copy the application resolves, now.
 
-const { patchProtocol, sdkStatus, UnsupportedSdkError } = require('./patch.cjs');
-const { findSdkCopies, defaultBases } = require('./discover.cjs');
-const progress = require('./progress.cjs');
-const stdio = require('./stdio.cjs');
-const native = require('./native.cjs');
+const { patchProtocol, sdkStatus, UnsupportedSdkError } = require('./protocol.cjs');
+const { findSdkCopies, defaultBases } = require('../discover/discover.cjs');
+const progress = require('../progress/tokens.cjs');
+const stdio = require('../stdio/patch.cjs');
+const native = require('../native/addon.cjs');
 
 function loadProtocol(copy) {
   // require() loads ESM builds too (Node >= 20.19) and returns the very
