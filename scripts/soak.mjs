@@ -4,7 +4,7 @@
 // Client (fresh StdioClientTransport + raw server per round) with a different
 // SDK version, build and server write pattern; then a summary: calls,
 // progress expected and received, errors. Exits 1 if anything was lost or
-// failed. Not part of CI by default; a short run is test/soak.test.mjs.
+// failed. Not part of CI by default; a short run is test/patch/soak.test.mjs.
 //
 //   npm run soak                      1 minute
 //   npm run soak -- --minutes=10

@@ -18,15 +18,15 @@ import path from 'node:path';
 import { ROOT, ensureNode, selectedLines } from './node-lines.mjs';
 
 export const SUITES = [
-  'test/stdio.test.mjs', // the stdio reproduction
-  'test/register.test.mjs', // register: --import/--require, ESM/CJS, nested copies
-  'test/register-quiet.test.mjs', // register prints nothing, registerHooks where Node has it, lazy
-  'test/register-failsoft.test.mjs', // no loadable addon: the app runs stock, one warning
-  'test/register-transform.test.mjs', // the load hooks' source check on every installed SDK release
-  'test/unsupported.test.mjs', // install() and register on an SDK shape we do not know
-  'test/runners.test.mjs', // node:test, Vitest and Jest setup files
-  'test/progress-lifecycle.test.mjs',
-  'test/matrix.test.mjs', // the SDK version matrix
+  'test/stdio/stdio.test.mjs', // the stdio reproduction
+  'test/register/register.test.mjs', // register: --import/--require, ESM/CJS, nested copies
+  'test/register/register-quiet.test.mjs', // register prints nothing, registerHooks where Node has it, lazy
+  'test/register/register-failsoft.test.mjs', // no loadable addon: the app runs stock, one warning
+  'test/register/register-transform.test.mjs', // the load hooks' source check on every installed SDK release
+  'test/patch/unsupported.test.mjs', // install() and register on an SDK shape we do not know
+  'test/register/runners.test.mjs', // node:test, Vitest and Jest setup files
+  'test/progress/progress-lifecycle.test.mjs',
+  'test/patch/matrix.test.mjs', // the SDK version matrix
 ];
 
 function runLine(version, suites) {

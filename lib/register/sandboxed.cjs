@@ -98,7 +98,7 @@ const VM_POOLS = ['vmThreads', 'vmForks'];
 
 // The global a Vitest worker that runs tests sets: lib/register/install-hooks.mjs's
 // VITEST_WORKER, which this file cannot load in Vitest's vm pools (their
-// require() loads no ES module); test/register-quiet.test.mjs checks the two agree.
+// require() loads no ES module); test/register/register-quiet.test.mjs checks the two agree.
 const VITEST_WORKER = '__vitest_worker__';
 
 /** The Vitest pool this worker runs tests in, if it is one of the vm pools. */

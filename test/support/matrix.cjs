@@ -4,7 +4,7 @@
 // devDependencies, e.g. "sdk-1-oldest": "npm:@modelcontextprotocol/sdk@1.0.0").
 //
 // install() finds an aliased copy by the name in its package.json
-// (test/alias.test.mjs); the matrix patches each entry's Protocol classes with
+// (test/register/alias.test.mjs); the matrix patches each entry's Protocol classes with
 // patchProtocol(), so that only the copy under test is patched.
 
 const fs = require('node:fs');

@@ -1,4 +1,0 @@
-// A setup file that loads register with require() (not the documented
-// setup line): in Jest's ESM mode it cannot patch the ES module builds the
-// test imports, and register says so (test/runners.test.mjs).
-require('mcp-ordered-dispatch/register');
