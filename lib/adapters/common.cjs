@@ -1,9 +1,13 @@
 'use strict';
-// Pieces both SDK adapters share.
+// What both SDK generations share, as the stages need to know it: the
+// SDK's wording of the errors it reports, where a Protocol instance keeps
+// its handler maps, and the SDK's own notifications/progress handler (every
+// Protocol constructor registers one that calls `this._onprogress(notification)`)
+// with what the SDK's zod parse makes of a plain progress notification before
+// that handler sees it (the progress fast path, lib/progress/tokens.cjs).
+// A leaf: requires nothing.
 
 const fnToString = Function.prototype.toString;
-// Per-instance state of a patched Client/Server (see lib/progress/tokens.cjs).
-const kState = Symbol.for('mcp-ordered-dispatch.state');
 
 function sourceOf(fn) {
   try {
@@ -18,33 +22,70 @@ function notificationHandlerError(error) {
   return new Error(`Uncaught error in notification handler: ${error}`);
 }
 
-function isThenable(value) {
-  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof value.then === 'function';
+function safeStringify(value) {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** The SDK's own wording for an inbound message that is no request, notification or response. */
+function unknownMessageError(message) {
+  return new Error(`Unknown message type: ${safeStringify(message)}`);
+}
+
+// ---- where a Protocol instance keeps its handlers (both generations) ----
+
+/** The Map of request id -> progress callback (`_progressHandlers`). */
+function progressHandlersOf(protocol) {
+  return protocol._progressHandlers;
+}
+
+/** The Map of request id -> response callback (`_responseHandlers`). */
+function responseHandlersOf(protocol) {
+  return protocol._responseHandlers;
+}
+
+/** The Map of notification method -> handler (`_notificationHandlers`). */
+function notificationHandlersOf(protocol) {
+  return protocol._notificationHandlers;
+}
+
+// ---- notifications/progress ----
+
+const PROGRESS_METHOD = 'notifications/progress';
+
+// The handler every SDK Protocol constructor registers for notifications/progress.
+const SDK_PROGRESS_HANDLER = /^\(?\s*notification\s*\)?\s*=>\s*\{\s*this\._onprogress\(notification\);?\s*\}$/;
+
+/** Whether `handler` (as passed to setNotificationHandler) is the SDK's own progress handler. */
+function isSdkProgressHandler(handler) {
+  return typeof handler === 'function' && SDK_PROGRESS_HANDLER.test(sourceOf(handler));
 }
 
 /**
- * Run a notification handler now, in wire order. A synchronous throw or a
- * rejected promise reaches the protocol's onerror exactly as the SDK words it.
- * `withCodec` keeps the SDK's call shape: 2.x calls registered handlers as
- * `handler(notification, codec)` and the fallback as `fallback(notification)`.
+ * What the SDK's ProgressNotificationSchema parse returns for a plain
+ * progress notification (one Rust found to have exactly the schema's keys):
+ * the same keys in the same order, `jsonrpc` dropped.
  */
-function invokeNotificationHandler(protocol, handler, notification, codec, withCodec = false) {
-  let result;
-  try {
-    result = withCodec ? handler(notification, codec) : handler(notification);
-  } catch (error) {
-    reportHandlerError(protocol, error);
-    return;
-  }
-  if (isThenable(result)) {
-    result.then(undefined, (error) => reportHandlerError(protocol, error));
-  }
+function parsedProgress(notification) {
+  const p = notification.params;
+  const params = { progress: p.progress };
+  if (p.total !== undefined) params.total = p.total;
+  if (p.message !== undefined) params.message = p.message;
+  params.progressToken = p.progressToken;
+  return { method: notification.method, params };
 }
 
-function reportHandlerError(protocol, error) {
-  const state = protocol[kState];
-  if (state !== undefined) state.handlerErrors++;
-  protocol._onerror(notificationHandlerError(error));
-}
-
-module.exports = { kState, sourceOf, notificationHandlerError, invokeNotificationHandler, reportHandlerError };
+module.exports = {
+  sourceOf,
+  notificationHandlerError,
+  unknownMessageError,
+  progressHandlersOf,
+  responseHandlersOf,
+  notificationHandlersOf,
+  PROGRESS_METHOD,
+  isSdkProgressHandler,
+  parsedProgress,
+};

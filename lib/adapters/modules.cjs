@@ -130,6 +130,11 @@ function stdioClassesDefinedIn(source) {
 
 // ---- CommonJS, by exports ----
 
+/** The Protocol class a module's exports carry, where the SDK's protocol modules export it (or undefined). */
+function protocolExportOf(exports) {
+  return exports === null || (typeof exports !== 'object' && typeof exports !== 'function') ? undefined : exports.Protocol;
+}
+
 /** Whether a module export looks like an SDK Protocol class (the adapters decide whether it is a supported one). */
 function isSdkProtocol(value) {
   return typeof value === 'function' && value.prototype && typeof value.prototype._onnotification === 'function';
@@ -151,6 +156,7 @@ module.exports = {
   definedClasses,
   definesProtocol,
   stdioClassesDefinedIn,
+  protocolExportOf,
   isSdkProtocol,
   exportsStdio,
 };

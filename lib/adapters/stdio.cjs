@@ -9,6 +9,18 @@
 
 const { sourceOf } = require('./common.cjs');
 
+/** The SDK's STDIO_DEFAULT_MAX_BUFFER_SIZE. */
+const DEFAULT_MAX_BUFFER_SIZE = 10 * 1024 * 1024;
+
+/**
+ * What the SDK's ReadBuffer.append() throws when the incomplete line it
+ * holds plus a new chunk exceed its limit (1.24+; the transport then reports
+ * it and closes).
+ */
+function readBufferOverflow(maxBufferSize) {
+  return new Error(`ReadBuffer exceeded maximum size of ${maxBufferSize} bytes`);
+}
+
 /** Why `Transport` is not an SDK stdio transport whose ReadBuffer can be swapped, or null. */
 function whyNotStdioTransport(Transport) {
   if (typeof Transport !== 'function' || Transport.prototype === null || typeof Transport.prototype !== 'object') {
@@ -132,6 +144,8 @@ function stripLikeSchema(message, sdk) {
 }
 
 module.exports = {
+  DEFAULT_MAX_BUFFER_SIZE,
+  readBufferOverflow,
   whyNotStdioTransport,
   generationOfReadBuffer,
   readBufferOf,

@@ -5,9 +5,10 @@
 // every handler by a microtask, which lets a response that arrived after a
 // progress notification run first. This one runs the handler synchronously;
 // handler lookup, the fallback handler and the error text are the SDK's.
+// A leaf: what runs the handler (and the progress fast path) the patcher
+// passes in (`run`, see lib/patch/protocol.cjs).
 
-const { invokeNotificationHandler, sourceOf } = require('./common.cjs');
-const { tryPlainProgress } = require('../progress/tokens.cjs');
+const { sourceOf } = require('./common.cjs');
 
 const generation = 1;
 
@@ -29,14 +30,20 @@ function refuse(Protocol) {
   return null;
 }
 
-function methods() {
+/**
+ * The replacement methods. `run`: { tryPlainProgress(protocol, handler,
+ * notification) -> boolean, invokeHandler(protocol, handler, notification,
+ * codec, withCodec) }, the patcher's.
+ */
+function methods(original, run) {
+  const { tryPlainProgress, invokeHandler } = run;
   return {
     _onnotification(notification) {
       const handler = this._notificationHandlers.get(notification.method) ?? this.fallbackNotificationHandler;
       // Ignore notifications not being subscribed to (as the SDK does).
       if (handler === undefined) return;
       if (tryPlainProgress(this, handler, notification)) return;
-      invokeNotificationHandler(this, handler, notification, undefined);
+      invokeHandler(this, handler, notification, undefined);
     },
   };
 }

@@ -13,15 +13,16 @@
 // Subclass overrides (Client's `_onnotification`/`_onresponse`) still run:
 // they call `super`, which lands here.
 
-const { invokeNotificationHandler, sourceOf } = require('./common.cjs');
-const { tryPlainProgress } = require('../progress/tokens.cjs');
+// A leaf: what runs the handler (and the progress fast path) the patcher
+// passes in (`run`, see lib/adapters/v1.cjs's methods()).
+const { sourceOf } = require('./common.cjs');
 
 const generation = 2;
 
 // The reserved envelope keys 2.x lifts out of inbound `_meta` before handlers
 // see a notification (`liftWireOnlyMaterial` in the SDK; notifications get the
 // envelope lift only). The values are the SDK's exported *_META_KEY constants;
-// test/v2-lift.test.mjs checks them against the installed SDK.
+// test/adapters/v2-lift.test.mjs checks them against the installed SDKs.
 const RESERVED_ENVELOPE_META_KEYS = [
   'io.modelcontextprotocol/protocolVersion',
   'io.modelcontextprotocol/clientInfo',
@@ -99,7 +100,8 @@ function armProbe(handlers) {
   }
 }
 
-function methods(original) {
+function methods(original, run) {
+  const { tryPlainProgress, invokeHandler } = run;
   const lifts = /liftWireOnlyMaterial/.test(sourceOf(original._onnotification));
   const stockOnNotification = original._onnotification;
   return {
@@ -125,8 +127,8 @@ function methods(original) {
       if (handler === undefined && fallback === undefined) return;
       if (tryPlainProgress(this, handler, rawNotification)) return; // plain progress has no _meta to lift
       const notification = lifts ? liftNotification(rawNotification) : rawNotification;
-      if (handler === undefined) invokeNotificationHandler(this, fallback, notification);
-      else invokeNotificationHandler(this, handler, notification, this._negotiatedWireCodec(), true);
+      if (handler === undefined) invokeHandler(this, fallback, notification);
+      else invokeHandler(this, handler, notification, this._negotiatedWireCodec(), true);
     },
   };
 }

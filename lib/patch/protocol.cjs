@@ -1,18 +1,20 @@
 'use strict';
 // patchProtocol(Protocol): route a Protocol class's inbound path through the
-// native Dispatcher. Two things change, and nothing else:
+// native Dispatcher. Three things change, and nothing else:
 //   1. connect(): the routing closure the SDK installs on transport.onmessage
 //      (zod type guards, then _onresponse/_onrequest/_onnotification) is
 //      replaced by one that hands each message to a per-connection native
 //      Dispatcher, which classifies it and calls back in wire order.
 //   2. _onnotification(): runs the handler synchronously instead of a
-//      microtask later (see the adapters).
-//   3. _onprogress(): asks the progress-token table first (lib/progress/tokens.cjs),
-//      so progress after its request finished is dropped quietly.
+//      microtask later (the generation's adapter, lib/adapters/v1.cjs and
+//      v2.cjs, with invokeHandler() below running the handler).
+//   3. _onprogress() and setNotificationHandler(): follow the progress-token
+//      lifecycle (lib/progress/tokens.cjs), so progress after its request
+//      finished is dropped quietly.
 // _onresponse, _onrequest and every subclass override stay the SDK's.
 
 const native = require('../native/addon.cjs');
-const { notificationHandlerError } = require('../adapters/common.cjs');
+const { notificationHandlerError, unknownMessageError } = require('../adapters/common.cjs');
 const { notificationDispatch, generationOfShape } = require('../adapters/upstream.cjs');
 const progress = require('../progress/tokens.cjs');
 const stdioAdapter = require('../adapters/stdio.cjs');
@@ -65,19 +67,37 @@ function dispatcherFor(protocol, state, generation) {
       state.plainProgress = plainProgress ? message : undefined;
       protocol._onnotification(message, extra);
     },
-    onInvalid: (message) => protocol._onerror(new Error(`Unknown message type: ${safeStringify(message)}`)),
+    onInvalid: (message) => protocol._onerror(unknownMessageError(message)),
     // A subclass override or SDK method threw, or returned a promise that rejected.
     onError: (error, kind) => protocol._onerror(kind === 'notification' ? notificationHandlerError(error) : error),
   });
 }
 
-function safeStringify(value) {
+function isThenable(value) {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof value.then === 'function';
+}
+
+/**
+ * Run a notification handler now, in wire order. A synchronous throw or a
+ * rejected promise reaches the protocol's onerror exactly as the SDK words it.
+ * `withCodec` keeps the SDK's call shape: 2.x calls registered handlers as
+ * `handler(notification, codec)` and the fallback as `fallback(notification)`.
+ */
+function invokeHandler(protocol, handler, notification, codec, withCodec = false) {
+  let result;
   try {
-    return JSON.stringify(value);
-  } catch {
-    return String(value);
+    result = withCodec ? handler(notification, codec) : handler(notification);
+  } catch (error) {
+    progress.reportHandlerError(protocol, error);
+    return;
+  }
+  if (isThenable(result)) {
+    result.then(undefined, (error) => progress.reportHandlerError(protocol, error));
   }
 }
+
+/** What the adapters' methods run (see lib/adapters/v1.cjs's methods()). */
+const RUN = Object.freeze({ invokeHandler, tryPlainProgress: progress.tryPlainProgress });
 
 /**
  * Make `transport.onmessage = sdkRouting` (done by the SDK's connect before
@@ -165,7 +185,7 @@ function patchProtocol(Protocol, options = {}) {
     connect: patchedConnect(original.connect, adapter.generation),
     _onprogress: progress.makeOnProgress(original._onprogress),
     setNotificationHandler: progress.makeSetNotificationHandler(original.setNotificationHandler),
-    ...adapter.methods(original),
+    ...adapter.methods(original, RUN),
   };
   return replaceMethods(proto, kPatch, replacement, { generation: adapter.generation, source: options.source }).unpatch;
 }

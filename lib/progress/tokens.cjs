@@ -13,8 +13,15 @@
 // "unknown token" error.
 
 const native = require('../native/addon.cjs');
-const { kState, reportHandlerError } = require('../adapters/common.cjs');
-const { PROGRESS_METHOD, isSdkProgressHandler, parsedProgress } = require('../adapters/progress.cjs');
+// Where the SDK keeps its handler maps, and its own progress handler, the adapter says.
+const {
+  notificationHandlerError, progressHandlersOf, responseHandlersOf, notificationHandlersOf,
+  PROGRESS_METHOD, isSdkProgressHandler, parsedProgress,
+} = require('../adapters/common.cjs');
+
+// Per-instance state of a patched Client/Server, under a registry symbol so
+// that two copies of this package loaded in one process share it.
+const kState = Symbol.for('mcp-ordered-dispatch.state');
 
 const MapGet = Map.prototype.get;
 const MapSet = Map.prototype.set;
@@ -58,8 +65,18 @@ function stateOf(protocol) {
   return state;
 }
 
+/**
+ * A notification handler (or a hook of ours called as one) failed: counted,
+ * and reported to the protocol's onerror in the SDK's wording.
+ */
+function reportHandlerError(protocol, error) {
+  const state = protocol[kState];
+  if (state !== undefined) state.handlerErrors++;
+  protocol._onerror(notificationHandlerError(error));
+}
+
 function instrumentProgressHandlers(protocol, state) {
-  const map = protocol._progressHandlers;
+  const map = progressHandlersOf(protocol);
   if (!(map instanceof Map) || Object.prototype.hasOwnProperty.call(map, 'set')) return;
   const tokens = state.tokens;
   const hidden = (value) => ({ value, configurable: true, writable: true, enumerable: false });
@@ -92,7 +109,7 @@ function makeOnProgress(stockOnProgress) {
     // Active tokens are exactly the SDK's own progress handlers (the table
     // follows that map), so the common case needs no call into Rust. Only a
     // token without a handler asks the table: late (quiet) or never issued.
-    if (!this._progressHandlers.has(messageId)) {
+    if (!progressHandlersOf(this).has(messageId)) {
       if (state.tokens.onProgress(messageId) !== 'late') return stockOnProgress.call(this, notification);
       const hook = state.onLateProgress ?? defaults.onLateProgress;
       if (hook) {
@@ -109,7 +126,7 @@ function makeOnProgress(stockOnProgress) {
     }
     // Active. If this notification crosses maxTotalTimeout, the SDK rejects the
     // request here; its response may follow in the same read: drop it quietly.
-    const responseHandlers = this._responseHandlers;
+    const responseHandlers = responseHandlersOf(this);
     const waiting = responseHandlers.has(messageId);
     const result = stockOnProgress.call(this, notification);
     if (waiting && !responseHandlers.has(messageId)) {
@@ -128,7 +145,7 @@ function makeOnProgress(stockOnProgress) {
  */
 function makeSetNotificationHandler(stockSetNotificationHandler) {
   return function setNotificationHandler(...args) {
-    const handlers = this._notificationHandlers;
+    const handlers = notificationHandlersOf(this);
     const first = handlers instanceof Map && !handlers.has(PROGRESS_METHOD);
     const result = stockSetNotificationHandler.apply(this, args);
     if (first && args.length === 2 && isSdkProgressHandler(args[1])) {
@@ -162,7 +179,7 @@ function tryPlainProgress(protocol, handler, notification) {
 function isExpectedLateResponse(protocol, state, message) {
   if (state.expectedLateResponses === 0) return false;
   const id = Number(message.id);
-  if (protocol._responseHandlers.has(id)) return false;
+  if (responseHandlersOf(protocol).has(id)) return false;
   if (!state.tokens.takeLateResponse(id)) return false;
   state.expectedLateResponses--;
   state.lateResponses++;
@@ -208,6 +225,7 @@ function dispatchStats(protocol) {
 module.exports = {
   kState,
   stateOf,
+  reportHandlerError,
   setDefaults,
   instrumentProgressHandlers,
   makeOnProgress,

@@ -88,10 +88,12 @@ function afterRequire(exports, request, parent, isMain) {
   if (machinery === null) return exports;
   // SDK modules re-require each other: once the patcher is loaded, a
   // Protocol it has patched costs no resolution.
+  let Protocol;
   let needsProtocol = false;
   let needsFraming = false;
   try {
-    needsProtocol = sdk.isSdkProtocol(exports.Protocol) && !machinery?.isPatched(exports.Protocol);
+    Protocol = sdk.protocolExportOf(exports);
+    needsProtocol = sdk.isSdkProtocol(Protocol) && !machinery?.isPatched(Protocol);
     needsFraming = framing && sdk.exportsStdio(exports);
   } catch {
     // An exports object whose getter throws is not the SDK's.
@@ -99,7 +101,7 @@ function afterRequire(exports, request, parent, isMain) {
   if (needsProtocol || needsFraming) {
     const file = Module._resolveFilename(request, parent, isMain);
     if (file.includes(sdk.SDK_PATH) || require('../discover/package-of.cjs').isSdkModuleFile(file)) {
-      if (needsProtocol) patchLoaded(exports.Protocol, file);
+      if (needsProtocol) patchLoaded(Protocol, file);
       if (needsFraming) patchStdioLoaded(exports, file);
     }
   }
@@ -111,7 +113,8 @@ function patchRequired() {
   const nodeModules = `${path.sep}node_modules${path.sep}`;
   for (const [file, cached] of Object.entries(require.cache)) {
     if (!file.includes(sdk.SDK_PATH) && !(file.includes(nodeModules) && require('../discover/package-of.cjs').isSdkModuleFile(file))) continue;
-    if (sdk.isSdkProtocol(cached?.exports?.Protocol)) patchLoaded(cached.exports.Protocol, file);
+    const Protocol = sdk.protocolExportOf(cached?.exports);
+    if (sdk.isSdkProtocol(Protocol)) patchLoaded(Protocol, file);
     if (framing && cached?.exports && sdk.exportsStdio(cached.exports)) patchStdioLoaded(cached.exports, file);
   }
 }

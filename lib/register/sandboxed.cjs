@@ -30,6 +30,11 @@ function sdkCopies() {
   return findSdkCopies(defaultBases());
 }
 
+/** The Protocol class among a module's exports (the SDK adapter knows where), loaded here on first use. */
+function protocolExportOf(exports) {
+  return require('../adapters/modules.cjs').protocolExportOf(exports);
+}
+
 /** True when `mod` (a CommonJS `module` object) was not created by Node's own loader. */
 function isSandboxed(mod, Module) {
   return typeof Module !== 'function' || !(mod instanceof Module);
@@ -45,7 +50,7 @@ function patchCjsCopiesNow(load = require) {
     if (copy.build !== 'cjs') continue;
     let Protocol;
     try {
-      Protocol = load(copy.file)?.Protocol;
+      Protocol = protocolExportOf(load(copy.file));
     } catch (error) {
       warnNotLoaded(copy, error);
       continue;
@@ -57,7 +62,7 @@ function patchCjsCopiesNow(load = require) {
 
 function warnNotLoaded(copy, error) {
   process.emitWarning(
-    `mcp-ordered-dispatch: could not load ${copy.name}@${copy.version} (${copy.build.toUpperCase()} build) to patch it: ${error?.message ?? error}`,
+    `mcp-ordered-dispatch: could not load ${require('../patch/patching.cjs').describeSource(copy)} to patch it: ${error?.message ?? error}`,
     { type: 'UnsupportedSdkWarning', code: 'MCP_ORDERED_DISPATCH_UNSUPPORTED' },
   );
 }
@@ -79,7 +84,7 @@ async function patchCopiesByImport(load, builds = ['esm']) {
     let Protocol;
     try {
       const ns = await load(copy.file);
-      Protocol = ns?.Protocol ?? ns?.default?.Protocol;
+      Protocol = protocolExportOf(ns) ?? protocolExportOf(ns?.default);
     } catch (error) {
       warnNotLoaded(copy, error);
       continue;
