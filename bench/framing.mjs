@@ -45,7 +45,7 @@ if (CPU && !fs.existsSync(SCHEDSTAT)) throw new Error(`--cpu needs ${SCHEDSTAT} 
 const now = CPU ? () => Number(fs.readFileSync(SCHEDSTAT, 'latin1').split(' ')[0]) / 1e6 : () => performance.now();
 
 
-const { NativeReadBuffer } = require('../lib/stdio/patch.cjs');
+const { NativeReadBuffer } = require('../lib/stdio/read-buffer.cjs');
 const native = require('../lib/native/addon.cjs');
 const { StdioFramer, Dispatcher } = native;
 const { ReadBuffer: ReadBuffer1 } = require('@modelcontextprotocol/sdk/shared/stdio.js');
@@ -260,7 +260,7 @@ function benchHandoff(count, runs) {
     rb.append(chunk);
     for (let m; (m = rb.readMessage()) !== null; ) {
       messages.push(m);
-      codes.push(rb._handoffCode);
+      codes.push(rb.handoff.code);
     }
   }
   const d = new Dispatcher({ sdk: 1, onResponse() {}, onRequest() {}, onNotification() {}, onInvalid() {}, onError() {} });
@@ -268,8 +268,8 @@ function benchHandoff(count, runs) {
   const loop = (enabled, dispatch) => {
     const t0 = now();
     for (let i = 0; i < messages.length; i++) {
-      rb._handoffMessage = messages[i];
-      rb._handoffCode = codes[i];
+      rb.handoff.message = messages[i];
+      rb.handoff.code = codes[i];
       if (dispatch) {
         if (enabled) d._dispatchFrom(rb, messages[i], undefined);
         else d.dispatch(messages[i], undefined);
@@ -285,7 +285,7 @@ function benchHandoff(count, runs) {
     off.push(loop(false, true));
     on.push(loop(true, true));
   }
-  rb._handoffMessage = undefined;
+  rb.handoff.message = undefined;
   const ns = (ms) => ((ms - Math.min(...base)) * 1e6) / messages.length;
   return { messages: messages.length, gathered: ns(Math.min(...off)), handedOff: ns(Math.min(...on)) };
 }

@@ -29,7 +29,7 @@ const RUNS = Number(args.runs ?? (QUICK ? 3 : 21));
 const SMALL_COUNT = QUICK ? 20_000 : 200_000;
 const CHUNK = 64 * 1024;
 
-const { NativeReadBuffer } = require('../lib/stdio/patch.cjs');
+const { NativeReadBuffer } = require('../lib/stdio/read-buffer.cjs');
 const { ThreadReadBuffer } = require('../lib/stdio/thread-read-buffer.cjs');
 
 function chunked(lines) {
@@ -76,17 +76,17 @@ function mainThread(chunks) {
 
 function offThread(chunks) {
   const rb = new ThreadReadBuffer({ inlineMax: 0 });
-  const reader = rb._reader;
+  const worker = rb._worker;
   const t = { ms: 0, cpu: 0 };
   let n = 0;
   timed(t, () => {
     for (const c of chunks) rb.append(c);
   });
-  reader.drain(); // the worker's time: not the main thread's
+  worker.drain(); // the worker's time: not the main thread's
   timed(t, () => {
     let out;
-    while ((out = reader.take()) !== undefined) {
-      rb._use(out);
+    while ((out = worker.take()) !== undefined) {
+      rb._reader.use(out);
       while (rb.readMessage() !== null) n++;
     }
   });

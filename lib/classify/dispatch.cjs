@@ -6,6 +6,8 @@
 // (lib/stdio/handoff.cjs) instead where the framer already classified the
 // message.
 
+const { takeHandoff } = require('../stdio/handoff.cjs');
+
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 
 // Reading a property through N-API costs ~150 ns; a JIT-compiled read in
@@ -23,13 +25,10 @@ const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 // the call below lists them in order, and GATHERED_ORDER, checked against
 // the binding's SLOT_* when the addon loads, says which order that is.
 //
-// Hand-off from lib/stdio/patch.cjs: the transport's native read buffer keeps the
-// message readMessage() just returned, which the Rust framer has already
-// validated and classified, with its code (`_handoffMessage`,
-// `_handoffCode`). When the transport passes that very object on,
-// `_dispatchFrom(readBuffer, message, extra)` skips gathering and
-// `_dispatchClassified` takes that classification. Progress notifications
-// are gathered as usual, for the native progress fast path.
+// The stdio hand-off (lib/stdio/handoff.cjs): `_dispatchFrom(readBuffer,
+// message, extra)` takes the framer's classification when the transport's
+// native read buffer offered this very message, and `_dispatchClassified`
+// dispatches it without gathering.
 const GATHERED_ORDER = [
   'MESSAGE', 'EXTRA', 'KEYS', 'UNKNOWN', 'JSONRPC', 'ID', 'RESULT', 'ERROR', 'METHOD', 'PARAMS',
   'R_META', 'R_TOKEN', 'R_TASK', 'R_TASK_ID', 'E_CODE', 'E_MESSAGE', 'P_META', 'P_TOKEN', 'P_TASK', 'P_TASK_ID',
@@ -46,7 +45,6 @@ function installGatheringDispatch(native) {
   const {
     KEY_JSONRPC, KEY_ID, KEY_RESULT, KEY_ERROR, KEY_METHOD, KEY_PARAMS,
     PROGRESS_KEY_TOKEN, PROGRESS_KEY_PROGRESS, PROGRESS_KEY_TOTAL, PROGRESS_KEY_MESSAGE,
-    CODE_RESULT, CODE_NOTIFICATION,
   } = boundary;
   const gathered = proto._dispatchGathered;
   const classified = proto._dispatchClassified;
@@ -126,17 +124,10 @@ function installGatheringDispatch(native) {
     );
   }
   // `dispatch`, for a message the transport read from `source` (its read
-  // buffer, or anything else): takes the framer's classification when
-  // `source` is a native read buffer that handed this very message over.
+  // buffer, or anything else).
   function dispatchFrom(source, message, extra) {
-    if (typeof source === 'object' && source !== null && message === source._handoffMessage && message !== undefined) {
-      source._handoffMessage = undefined;
-      const code = source._handoffCode;
-      if (code >= CODE_RESULT && code <= CODE_NOTIFICATION && (code !== CODE_NOTIFICATION || message.method !== 'notifications/progress')) {
-        source._handoffHits++;
-        return classified.call(this, message, extra, code);
-      }
-    }
+    const code = takeHandoff(source, message);
+    if (code !== 0) return classified.call(this, message, extra, code);
     return dispatch.call(this, message, extra);
   }
   for (const [name, value] of [['dispatch', dispatch], ['_dispatchFrom', dispatchFrom]]) {

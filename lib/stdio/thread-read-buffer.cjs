@@ -1,17 +1,17 @@
 'use strict';
-// Off-main-thread stdio framing (issue 13): the reader install(), register
-// and patchStdioTransport() give stdio transports unless `offThread: false`
-// (see README "Reading a child's stdout off the main thread").
+// Off-main-thread stdio framing: the reader install(), register and
+// patchStdioTransport() give stdio transports unless `offThread: false`.
 //
-// ThreadReadBuffer is a NativeReadBuffer (lib/stdio/patch.cjs) whose framing runs
-// on a worker thread (src/stdio_thread_binding.rs): append(chunk) copies the
+// ThreadReadBuffer is the message reader (lib/stdio/message-reader.cjs) over
+// a worker thread (the addon's StdioThreadReader): append(chunk) copies the
 // chunk to the worker and returns; the worker frames, validates, classifies
 // and transcodes, and hands back pieces in the very layout StdioFramer.push
-// returns, bounded by bytes and by count. Each piece is read with
-// NativeReadBuffer's own code (bad lines, the SDK's own parse, strict,
-// schema stripping, the hand-off to the Dispatcher), so a message or an error
-// is the same object or Error the main-thread reader gives, in the same
-// order. The worker wakes the main thread through a threadsafe function;
+// returns, bounded by bytes and by count. Each piece is read by the same
+// message reader as NativeReadBuffer's (bad lines, the SDK's own parse,
+// strict, schema stripping, the hand-off to the Dispatcher), so a message or
+// an error is the same object or Error the main-thread reader gives, in the
+// same order. The worker checks every line's body, so no line needs the
+// framer's checking path afterwards. The worker wakes the main thread through a threadsafe function;
 // the main thread takes ONE piece, has the transport process it
 // (transport.processReadBuffer(): onmessage / onerror as the SDK does them),
 // and takes the next from setImmediate, so that the event loop gets a turn
@@ -39,8 +39,8 @@
 // garbage-collected; the threadsafe function never keeps the process alive.
 
 const native = require('../native/addon.cjs');
-const { NativeReadBuffer, framerLimit } = require('./read-buffer.cjs');
 const adapter = require('../adapters/stdio.cjs');
+const { MessageReader, framerOptions } = require('./message-reader.cjs');
 
 /**
  * Defaults of the hand-over bounds (bench/eventloop.mjs): a piece carries
@@ -49,6 +49,7 @@ const adapter = require('../adapters/stdio.cjs');
  */
 const THREAD_DEFAULTS = Object.freeze({ maxBatchBytes: 64 * 1024, maxBatchMessages: 512, inlineMax: 16 * 1024, highWater: 256 * 1024 });
 
+// StdioThreadReader's blankLines argument.
 const BLANK_LINES = { undefined: 0, report: 1, skip: 2 };
 
 function positiveInteger(value, name, fallback) {
@@ -68,7 +69,7 @@ function threadOptions(offThread) {
   };
 }
 
-let OUT_ENTRIES, OUT_COUNT, OUT_BATCH;
+let OUT_BATCH;
 
 /**
  * options: NativeReadBuffer's, and { transport?: the SDK transport whose
@@ -76,8 +77,13 @@ let OUT_ENTRIES, OUT_COUNT, OUT_BATCH;
  * maxBatchMessages?, inlineMax?, highWater? }. Without a transport, messages are read
  * with readMessage() once they arrived (flush() waits for them).
  */
-class ThreadReadBuffer extends NativeReadBuffer {
+class ThreadReadBuffer {
+  _maxBufferSize = adapter.DEFAULT_MAX_BUFFER_SIZE;
+  // The message reader, and its hand-off for the Dispatcher (lib/stdio/handoff.cjs).
   _reader = undefined;
+  handoff = undefined;
+  // The addon's StdioThreadReader: the worker and its queue of pieces.
+  _worker = undefined;
   _transport = undefined;
   // The SDK's "incomplete line held" (bytes after the last newline).
   _held = 0;
@@ -96,61 +102,67 @@ class ThreadReadBuffer extends NativeReadBuffer {
   _pumpNext = undefined;
 
   constructor(options = {}) {
-    super(options);
-    ({ OUT_ENTRIES, OUT_COUNT, OUT_BATCH } = native.boundary);
-    const blank = BLANK_LINES[options.blankLines];
-    if (blank === undefined) throw new TypeError("ThreadReadBuffer: options.blankLines must be 'report' or 'skip'");
+    ({ OUT_BATCH } = native.boundary);
+    this._maxBufferSize = options.maxBufferSize ?? adapter.DEFAULT_MAX_BUFFER_SIZE;
+    const framer = framerOptions(options, this._maxBufferSize);
     const { maxBatchBytes, maxBatchMessages, inlineMax, highWater } = threadOptions(options);
     this._highWater = highWater;
     this._maxBatchBytes = maxBatchBytes;
-    const Reader = native.load().StdioThreadReader;
-    if (typeof Reader !== 'function') throw new Error('mcp-ordered-dispatch: the native addon has no StdioThreadReader; rebuild it with `npm run build`.');
+    const Worker = native.load().StdioThreadReader;
+    if (typeof Worker !== 'function') throw new Error('mcp-ordered-dispatch: the native addon has no StdioThreadReader; rebuild it with `npm run build`.');
     this._limited = Number.isFinite(this._maxBufferSize);
-    this._reader = new Reader(this._sdk, framerLimit(this._maxBufferSize), blank, this._strict, maxBatchBytes, maxBatchMessages, inlineMax);
+    this._worker = new Worker(framer.sdk, framer.maxMessageSize, BLANK_LINES[framer.blankLines], framer.strict, maxBatchBytes, maxBatchMessages, inlineMax);
+    this._reader = new MessageReader(options, this);
+    this.handoff = this._reader.handoff;
     this._transport = options.transport;
     const pump = () => this._pump();
     // Called by the worker's threadsafe function (through a weak reference).
-    this._reader.onready = pump;
+    this._worker.onready = pump;
     this._pumpNext = pump;
   }
 
-  // The worker's pieces carry each line's own text (no escapes): nothing to
-  // look up (this buffer's own main-thread framer is never pushed to).
-  _rawText() {
+  // The message reader's source (lib/stdio/message-reader.cjs): the
+  // worker's pieces carry each line's own text (no escapes), and it checked
+  // every line's body, so JSON.parse refusing one is no case for a recheck.
+  rawText() {
     return undefined;
   }
 
-  _checkSize(chunk) {
+  recheck() {
+    return null;
+  }
+
+  readMessage() {
+    return this._reader.readMessage();
+  }
+
+  append(chunk) {
     if (this._limited && this._held + chunk.length > this._maxBufferSize) {
       // Stock delivered every earlier chunk's messages before this one came.
       this.flush();
       this.clear();
-      throw new Error(`ReadBuffer exceeded maximum size of ${this._maxBufferSize} bytes`);
+      throw adapter.readBufferOverflow(this._maxBufferSize);
     }
-  }
-
-  append(chunk) {
-    this._checkSize(chunk);
     if (typeof chunk === 'string') chunk = Buffer.from(chunk, 'utf8');
     if (this._limited) {
       const nl = chunk.lastIndexOf(10);
       this._held = nl === -1 ? this._held + chunk.length : chunk.length - nl - 1;
     }
     this._watchEnd();
-    const out = this._reader.push(chunk);
-    if (out !== undefined) this._use(out);
-    else if (this._stream !== undefined && this._paused === undefined && this._reader.backlog() > this._highWater) {
+    const out = this._worker.push(chunk);
+    if (out !== undefined) this._reader.use(out);
+    else if (this._stream !== undefined && this._paused === undefined && this._worker.backlog() > this._highWater) {
       this._paused = this._stream;
       this._paused.pause();
       // The worker wakes _pump() (which resumes) once it has caught up,
       // whether or not a line completed meanwhile.
-      this._reader.wakeBelow(this._highWater >> 2);
+      this._worker.wakeBelow(this._highWater >> 2);
     }
   }
 
   _resumeBelow(bytes) {
     const paused = this._paused;
-    if (paused !== undefined && this._reader.backlog() <= bytes) {
+    if (paused !== undefined && this._worker.backlog() <= bytes) {
       this._paused = undefined;
       paused.resume();
     }
@@ -158,12 +170,12 @@ class ThreadReadBuffer extends NativeReadBuffer {
 
   clear() {
     // The SDK's clear(): whatever was appended and not read is dropped.
-    this._reader.drain();
-    while (this._reader.take() !== undefined);
-    this._reader.clear();
+    this._worker.drain();
+    while (this._worker.take() !== undefined);
+    this._worker.clear();
     this._big = undefined;
     this._held = 0;
-    super.clear();
+    this._reader.clear();
   }
 
   /**
@@ -175,10 +187,10 @@ class ThreadReadBuffer extends NativeReadBuffer {
       this._useBig();
       this._deliver();
     }
-    this._reader.drain();
+    this._worker.drain();
     let out;
-    while ((out = this._reader.take()) !== undefined) {
-      this._use(out);
+    while ((out = this._worker.take()) !== undefined) {
+      this._reader.use(out);
       this._deliver();
     }
   }
@@ -187,26 +199,14 @@ class ThreadReadBuffer extends NativeReadBuffer {
   stop() {
     this.flush();
     this._resumeBelow(Infinity);
-    this._reader.stop();
+    this._worker.stop();
     if (this._stream !== undefined) this._stream.removeListener('end', this._onEnd);
     this._stream = undefined;
   }
 
   /** Whether the worker runs. */
   get offThread() {
-    return this._reader.running();
-  }
-
-  // A piece's `out` becomes the current entries (the rest of the previous
-  // one, if unread, goes to the backlog first, in order).
-  _use(out) {
-    if (this._next < this._count) this._stash();
-    this._batch = undefined;
-    this._ordinal = 0;
-    this._next = 0;
-    this._out = out;
-    this._meta = out[OUT_ENTRIES];
-    this._count = out[OUT_COUNT];
+    return this._worker.running();
   }
 
   // The transport reads what is there (its processReadBuffer loop).
@@ -229,7 +229,7 @@ class ThreadReadBuffer extends NativeReadBuffer {
     }
     let out;
     try {
-      out = this._reader.take();
+      out = this._worker.take();
     } catch (error) {
       // The worker failed (a Rust panic): as the transport's data handler
       // does with an error of append(), report it and close.
@@ -248,7 +248,7 @@ class ThreadReadBuffer extends NativeReadBuffer {
       setImmediate(this._pumpNext);
       return;
     }
-    this._use(out);
+    this._reader.use(out);
     this._deliver();
     this._resumeBelow(this._highWater >> 2);
     setImmediate(this._pumpNext);
@@ -275,8 +275,7 @@ class ThreadReadBuffer extends NativeReadBuffer {
   _useBig() {
     const { out, batch } = this._big;
     this._big = undefined;
-    this._use(out);
-    if (batch) this._batch = batch;
+    this._reader.use(out, batch || undefined);
   }
 
   _fail(error) {

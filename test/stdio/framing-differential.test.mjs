@@ -12,7 +12,7 @@ import { generator, rng } from './support/jsonrpc-gen.mjs';
 
 const require = createRequire(import.meta.url);
 const { StdioFramer } = require('../../lib/native/addon.cjs');
-const { NativeReadBuffer } = require('../../lib/stdio/patch.cjs');
+const { NativeReadBuffer } = require('../../lib/stdio/read-buffer.cjs');
 
 const SEED = 0x5eed_0004;
 const COUNT = 12_000;

@@ -20,7 +20,8 @@ import { fileURLToPath } from 'node:url';
 import { generator, rng } from './support/jsonrpc-gen.mjs';
 
 const require = createRequire(import.meta.url);
-const { patchStdioTransport, NativeReadBuffer } = require('../../lib/stdio/patch.cjs');
+const { patchStdioTransport } = require('../../lib/stdio/patch.cjs');
+const { NativeReadBuffer } = require('../../lib/stdio/read-buffer.cjs');
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const SERVER = path.join(HERE, 'fixtures', 'bad-bytes-server.mjs');

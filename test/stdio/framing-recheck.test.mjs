@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const { NativeReadBuffer } = require('../../lib/stdio/patch.cjs');
+const { NativeReadBuffer } = require('../../lib/stdio/read-buffer.cjs');
 const { StdioFramer, boundary } = require('../../lib/native/addon.cjs');
 const { ReadBuffer: ReadBuffer1 } = require('@modelcontextprotocol/sdk/shared/stdio.js');
 const { ReadBuffer: ReadBuffer2 } = require('@modelcontextprotocol/client');

@@ -12,7 +12,9 @@ import { drainMessages } from './support/read-buffer.mjs';
 
 const require = createRequire(import.meta.url);
 const stdio = require('../../lib/stdio/patch.cjs');
-const { NativeReadBuffer, patchStdioTransport, isStdioPatched, findStdioTransports, patchStdioTransports, stdioClassesDefinedIn, patchStdioExports } = stdio;
+const { patchStdioTransport, isStdioPatched, findStdioTransports, patchStdioTransports, patchStdioExports } = stdio;
+const { NativeReadBuffer } = require('../../lib/stdio/read-buffer.cjs');
+const { stdioClassesDefinedIn } = require('../../lib/adapters/modules.cjs');
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const line = (m) => JSON.stringify(m) + '\n';

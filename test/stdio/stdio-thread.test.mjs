@@ -15,7 +15,8 @@ import { drainMessages } from './support/read-buffer.mjs';
 
 const require = createRequire(import.meta.url);
 const stdio = require('../../lib/stdio/patch.cjs');
-const { NativeReadBuffer, patchStdioTransport } = stdio;
+const { patchStdioTransport } = stdio;
+const { NativeReadBuffer } = require('../../lib/stdio/read-buffer.cjs');
 const { ThreadReadBuffer } = require('../../lib/stdio/thread-read-buffer.cjs');
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -256,7 +257,7 @@ test('workers are stopped and freed: on stop(), when readers are collected, and 
   if (process.platform !== 'linux') return; // counts threads in /proc
   const child = `
     const fs = require('node:fs');
-    const { ThreadReadBuffer } = require(${JSON.stringify(path.join(ROOT, 'lib', 'stdio-thread.cjs'))});
+    const { ThreadReadBuffer } = require(${JSON.stringify(path.join(ROOT, 'lib', 'stdio', 'thread-read-buffer.cjs'))});
     const threads = () => fs.readdirSync('/proc/self/task').length;
     const base = threads();
     let rbs = Array.from({ length: 40 }, () => new ThreadReadBuffer());
@@ -285,9 +286,9 @@ test('workers are stopped and freed: on stop(), when readers are collected, and 
 
 test('memory safety: every method of StdioThreadReader and ThreadReadBuffer with foreign receivers and junk arguments throws or works, never crashes', { timeout: 60_000 }, () => {
   const child = `
-    const native = require(${JSON.stringify(path.join(ROOT, 'lib', 'native.cjs'))}).load();
-    const { ThreadReadBuffer } = require(${JSON.stringify(path.join(ROOT, 'lib', 'stdio-thread.cjs'))});
-    const { NativeReadBuffer } = require(${JSON.stringify(path.join(ROOT, 'lib', 'stdio.cjs'))});
+    const native = require(${JSON.stringify(path.join(ROOT, 'lib', 'native', 'addon.cjs'))}).load();
+    const { ThreadReadBuffer } = require(${JSON.stringify(path.join(ROOT, 'lib', 'stdio', 'thread-read-buffer.cjs'))});
+    const { NativeReadBuffer } = require(${JSON.stringify(path.join(ROOT, 'lib', 'stdio', 'read-buffer.cjs'))});
     const R = native.StdioThreadReader;
     let seed = 7;
     const int = (n) => ((seed = (seed * 1103515245 + 12345) >>> 0) % n);

@@ -13,8 +13,8 @@ const assert = require('node:assert/strict');
 const path = require('node:path');
 
 const ROOT = path.join(__dirname, '..', '..', '..');
-const native = require(path.join(ROOT, 'lib', 'native.cjs'));
-const { NativeReadBuffer } = require(path.join(ROOT, 'lib', 'stdio.cjs'));
+const native = require(path.join(ROOT, 'lib', 'native', 'addon.cjs'));
+const { NativeReadBuffer } = require(path.join(ROOT, 'lib', 'stdio', 'read-buffer.cjs'));
 const { Dispatcher, StdioFramer, ProgressTokens } = native;
 
 const gc = globalThis.gc ?? (() => {});
@@ -60,14 +60,14 @@ function readAll(rb) {
 }
 
 const cases = {
-  // Finding 1: the entries Int32Array the framer reuses (NativeReadBuffer's
+  // Finding 1: the entries Int32Array the framer reuses (NativeReadBuffer's message reader's
   // `_meta`) is detached and collected; later pushes must not write into it.
   async 'detached-entries'() {
     const rb = new NativeReadBuffer();
     rb.append(Buffer.from(lines(0, 4)));
     assert.deepEqual(readAll(rb).map((m) => m.id), [0, 1, 2, 3]);
-    assert.ok(rb._meta instanceof Int32Array, 'the read buffer keeps the entries array as _meta');
-    detach(rb._meta.buffer);
+    assert.ok(rb._reader._meta instanceof Int32Array, 'the message reader keeps the entries array as _meta');
+    detach(rb._reader._meta.buffer);
     const framer = new StdioFramer();
     const out = framer.push(Buffer.from(lines(0, 2)));
     detach(out[native.boundary.OUT_ENTRIES].buffer);
@@ -84,7 +84,7 @@ const cases = {
       const got = decode(framer.push(Buffer.from(lines(round, 3)))).map((m) => m.id);
       assert.deepEqual(got, [round, round + 1, round + 2]);
       if (round % 50 === 0) {
-        detach(rb._meta?.buffer ?? new ArrayBuffer(8));
+        detach(rb._reader._meta?.buffer ?? new ArrayBuffer(8));
         churn();
       }
     }

@@ -28,8 +28,8 @@ const assert = require('node:assert/strict');
 const path = require('node:path');
 
 const ROOT = path.join(__dirname, '..', '..', '..');
-const native = require(path.join(ROOT, 'lib', 'native.cjs'));
-const { NativeReadBuffer, StdioFramingError } = require(path.join(ROOT, 'lib', 'stdio.cjs'));
+const native = require(path.join(ROOT, 'lib', 'native', 'addon.cjs'));
+const { NativeReadBuffer, StdioFramingError } = require(path.join(ROOT, 'lib', 'stdio', 'read-buffer.cjs'));
 const { Dispatcher, StdioFramer, ProgressTokens, classify } = native;
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')));
@@ -431,7 +431,7 @@ function step() {
   else if (r < 91) detachSome();
   else if (r < 93) {
     // The read buffer's entries array, once everything in it has been read.
-    if (rb._count === 0 && rb._meta) detach(rb._meta.buffer);
+    if (rb._reader._count === 0 && rb._reader._meta) detach(rb._reader._meta.buffer);
   } else if (r < 95) gc();
   else if (r < 98) {
     if (hooked) removeHooks();

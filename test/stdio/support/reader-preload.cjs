@@ -15,7 +15,7 @@ const { ThreadReadBuffer } = require('../../../lib/stdio/thread-read-buffer.cjs'
 
 const MODES = {
   pieces: { offThread: { maxBatchBytes: 2048, maxBatchMessages: 5, inlineMax: 0 }, Buffer: ThreadReadBuffer, counted: '_use' },
-  'main-thread': { offThread: false, Buffer: stdio.NativeReadBuffer, counted: 'append' },
+  'main-thread': { offThread: false, Buffer: require('../../../lib/stdio/read-buffer.cjs').NativeReadBuffer, counted: 'append' },
 };
 const mode = MODES[process.env.READER_PRELOAD];
 if (mode === undefined) throw new Error(`reader-preload: READER_PRELOAD must be one of ${Object.keys(MODES).join(', ')}`);
