@@ -162,4 +162,4 @@ function defaultBases() {
   return bases;
 }
 
-module.exports = { SDK_PACKAGES, SDK_SCOPE, findSdkCopies, findSdkFiles, packagesNamed, defaultBases, resolveExport };
+module.exports = { findSdkCopies, findSdkFiles, packagesNamed, defaultBases, resolveExport };

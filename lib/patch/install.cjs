@@ -2,16 +2,17 @@
 // install(): patch every SDK copy the application resolves, now.
 
 const { patchProtocol, sdkStatus, UnsupportedSdkError } = require('./protocol.cjs');
+const { describeSource } = require('./patching.cjs');
 const { findSdkCopies, defaultBases } = require('../discover/discover.cjs');
 const progress = require('../progress/tokens.cjs');
 const stdio = require('../stdio/patch.cjs');
 const native = require('../native/addon.cjs');
+const { protocolExportOf } = require('../adapters/modules.cjs');
 
 function loadProtocol(copy) {
   // require() loads ESM builds too (Node >= 20.19) and returns the very
   // module instance `import` would, so patching here patches what the app imports.
-  const exports = require(copy.file);
-  return exports?.Protocol;
+  return protocolExportOf(require(copy.file));
 }
 
 /**
@@ -38,7 +39,7 @@ function install(options = {}) {
     try {
       Protocol = loadProtocol(copy);
     } catch (error) {
-      problems.push(`${copy.name}@${copy.version} (${copy.build.toUpperCase()} build) could not be loaded: ${error.message}`);
+      problems.push(`${describeSource(copy)} could not be loaded: ${error.message}`);
       continue;
     }
     const status = sdkStatus(Protocol, source);
@@ -47,18 +48,8 @@ function install(options = {}) {
     else plan.push({ Protocol, source, generation: status.generation });
   }
   // The SDK's stdio transports, framed natively (unless options.framing is false).
-  const transports = [];
-  if (options.framing !== false) {
-    try {
-      for (const found of stdio.findStdioTransports(bases)) {
-        const why = stdio.isStdioPatched(found.Transport) ? null : stdio.whyNotStdioTransport(found.Transport);
-        if (why === null) transports.push(found);
-        else problems.push(`${found.source.name}@${found.source.version} (${found.source.build.toUpperCase()} build) ${found.Transport.name}: ${why}`);
-      }
-    } catch (error) {
-      problems.push(error.message);
-    }
-  }
+  const transports = options.framing === false ? { plan: [], problems: [] } : stdio.planStdioTransports(bases);
+  problems.push(...transports.problems);
   if (problems.length > 0) {
     throw new UnsupportedSdkError(problems.join('\n'));
   }
@@ -69,11 +60,9 @@ function install(options = {}) {
     unpatchers.push(patchProtocol(Protocol, { source }));
     patched.push({ ...source, generation });
   }
-  const framing = [];
-  for (const { Transport, sdk, source } of transports) {
-    unpatchers.push(stdio.patchStdioTransport(Transport, { sdk, source, strict: options.strict === true, offThread: options.offThread }));
-    framing.push({ ...source, transport: Transport.name, generation: sdk });
-  }
+  const framed = stdio.applyStdioPlan(transports.plan, { strict: options.strict === true, offThread: options.offThread });
+  unpatchers.push(framed.unpatch);
+  const framing = framed.patched.map(({ transport, sdk, ...source }) => ({ ...source, transport, generation: sdk }));
   let installed = true;
   return {
     patched,

@@ -5,7 +5,8 @@
 // as its start() begins, for a NativeReadBuffer (lib/stdio/read-buffer.cjs: the
 // Rust framer behind the SDK ReadBuffer's interface; what it keeps exactly
 // as the SDK does, and options.strict, are described there) or, by default,
-// its off-thread subclass (lib/stdio/thread-read-buffer.cjs). Everything else - the
+// a ThreadReadBuffer (lib/stdio/thread-read-buffer.cjs: the same message
+// reader over a worker thread). Everything else - the
 // transport's processReadBuffer loop, onmessage/onerror, close - stays the
 // SDK's. Both readers load when the first transport starts: an application
 // that loads the SDK and never starts a stdio transport does not pay for
@@ -182,26 +183,48 @@ function findStdioTransports(bases) {
 }
 
 /**
- * Check every found transport, then patch them all (or none: throws
- * UnsupportedSdkError naming each unsupported one). Returns { patched, unpatch }.
+ * What patching the transports resolvable from `bases` takes, nothing
+ * patched yet: { plan: [{ Transport, sdk, source }] (those to patch),
+ * problems: [string] (each one that cannot be loaded or patched) }.
  */
-function patchStdioTransports(bases, options = {}) {
-  const found = findStdioTransports(bases);
+function planStdioTransports(bases) {
+  let found;
+  try {
+    found = findStdioTransports(bases);
+  } catch (error) {
+    return { plan: [], problems: [error.message] };
+  }
+  const plan = [];
   const problems = [];
-  for (const { Transport, source } of found) {
-    const why = isStdioPatched(Transport) ? null : adapter.whyNotStdioTransport(Transport);
-    if (why !== null) problems.push(`${describe(Transport, source)}: ${why}`);
+  for (const entry of found) {
+    const why = isStdioPatched(entry.Transport) ? null : adapter.whyNotStdioTransport(entry.Transport);
+    if (why === null) plan.push(entry);
+    else problems.push(`${describe(entry.Transport, entry.source)} ${entry.Transport.name}: ${why}`);
   }
-  if (problems.length > 0) {
-    throw new UnsupportedSdkError(`mcp-ordered-dispatch: unsupported MCP stdio transport(s), nothing was patched:\n${problems.join('\n')}`);
-  }
-  const unpatchers = found.map(({ Transport, sdk, source }) => patchStdioTransport(Transport, { ...options, sdk, source }));
+  return { plan, problems };
+}
+
+/** Patch what planStdioTransports() found: { patched: [{ ...source, transport, sdk }], unpatch() }. */
+function applyStdioPlan(plan, options = {}) {
+  const unpatchers = plan.map(({ Transport, sdk, source }) => patchStdioTransport(Transport, { ...options, sdk, source }));
   return {
-    patched: found.map(({ Transport, sdk, source }) => ({ ...source, transport: Transport.name, sdk })),
+    patched: plan.map(({ Transport, sdk, source }) => ({ ...source, transport: Transport.name, sdk })),
     unpatch() {
       for (const unpatch of unpatchers) unpatch();
     },
   };
+}
+
+/**
+ * Check every found transport, then patch them all (or none: throws
+ * UnsupportedSdkError naming each unsupported one). Returns { patched, unpatch }.
+ */
+function patchStdioTransports(bases, options = {}) {
+  const { plan, problems } = planStdioTransports(bases);
+  if (problems.length > 0) {
+    throw new UnsupportedSdkError(`mcp-ordered-dispatch: unsupported MCP stdio transport(s), nothing was patched:\n${problems.join('\n')}`);
+  }
+  return applyStdioPlan(plan, options);
 }
 
 /**
@@ -233,17 +256,10 @@ module.exports = {
   isStdioPatched,
   findStdioModules,
   findStdioTransports,
+  planStdioTransports,
+  applyStdioPlan,
   patchStdioTransports,
   patchStdioExports,
-  stdioClassesDefinedIn: sdkModules.stdioClassesDefinedIn,
-  STDIO_MODULES: sdkModules.STDIO_MODULES,
-  /** Why a class is not an SDK stdio transport this can patch (a string), or null. */
-  whyNotStdioTransport: adapter.whyNotStdioTransport,
-  // exposed for tests
+  // exposed for tests and benches
   _useNativeReadBuffer: useNativeReadBuffer,
 };
-// lib/stdio/read-buffer.cjs's classes, for those who take them from here (the
-// tests, the benches): the file loads when one is read.
-for (const name of ['NativeReadBuffer', 'StdioFramingError']) {
-  Object.defineProperty(module.exports, name, { enumerable: true, get: () => readBuffer()[name] });
-}
