@@ -130,9 +130,32 @@ function stdioClassesDefinedIn(source) {
 
 // ---- CommonJS, by exports ----
 
+// A module's exports are read through their own properties' descriptors,
+// never with [[Get]]: while a CommonJS module is still loading (a require
+// cycle), Node gives its exports object a prototype that warns on every
+// read of a property it lacks ("Accessing non-existent property ... inside
+// circular dependency"). An own data property is read as it is; an accessor
+// is not called (tsc's re-export getters read another module's exports,
+// which may be the one still loading): the module that defines a class
+// exports it as a data property, and that is where it is looked for.
+
+const hasOwn = Object.prototype.hasOwnProperty;
+const ownDescriptor = Object.getOwnPropertyDescriptor;
+
+/** The value of `exports`' own data property `name`, or undefined (no such own property, an accessor, or a Proxy that throws). */
+function ownExport(exports, name) {
+  if (exports === null || (typeof exports !== 'object' && typeof exports !== 'function')) return undefined;
+  try {
+    const descriptor = ownDescriptor(exports, name);
+    return descriptor !== undefined && hasOwn.call(descriptor, 'value') ? descriptor.value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The Protocol class a module's exports carry, where the SDK's protocol modules export it (or undefined). */
 function protocolExportOf(exports) {
-  return exports === null || (typeof exports !== 'object' && typeof exports !== 'function') ? undefined : exports.Protocol;
+  return ownExport(exports, 'Protocol');
 }
 
 /** Whether a module export looks like an SDK Protocol class (the adapters decide whether it is a supported one). */
@@ -142,7 +165,17 @@ function isSdkProtocol(value) {
 
 /** Whether a module's exports include a stdio transport class. */
 function exportsStdio(exports) {
-  return STDIO_EXPORTS.some((name) => typeof exports[name] === 'function');
+  return STDIO_EXPORTS.some((name) => typeof ownExport(exports, name) === 'function');
+}
+
+/** The stdio transport classes a module's exports define, as { name: class } (own data properties only, as above). */
+function stdioExportsOf(exports) {
+  const classes = {};
+  for (const name of STDIO_EXPORTS) {
+    const value = ownExport(exports, name);
+    if (typeof value === 'function') classes[name] = value;
+  }
+  return classes;
 }
 
 module.exports = {
@@ -156,7 +189,9 @@ module.exports = {
   definedClasses,
   definesProtocol,
   stdioClassesDefinedIn,
+  ownExport,
   protocolExportOf,
   isSdkProtocol,
   exportsStdio,
+  stdioExportsOf,
 };

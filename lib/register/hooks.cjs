@@ -102,7 +102,7 @@ function afterRequire(exports, request, parent, isMain) {
     const file = Module._resolveFilename(request, parent, isMain);
     if (file.includes(sdk.SDK_PATH) || require('../discover/package-of.cjs').isSdkModuleFile(file)) {
       if (needsProtocol) patchLoaded(Protocol, file);
-      if (needsFraming) patchStdioLoaded(exports, file);
+      if (needsFraming) patchStdioLoaded(sdk.stdioExportsOf(exports), file);
     }
   }
   return exports;
@@ -115,7 +115,7 @@ function patchRequired() {
     if (!file.includes(sdk.SDK_PATH) && !(file.includes(nodeModules) && require('../discover/package-of.cjs').isSdkModuleFile(file))) continue;
     const Protocol = sdk.protocolExportOf(cached?.exports);
     if (sdk.isSdkProtocol(Protocol)) patchLoaded(Protocol, file);
-    if (framing && cached?.exports && sdk.exportsStdio(cached.exports)) patchStdioLoaded(cached.exports, file);
+    if (framing && cached?.exports && sdk.exportsStdio(cached.exports)) patchStdioLoaded(sdk.stdioExportsOf(cached.exports), file);
   }
 }
 
