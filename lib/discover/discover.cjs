@@ -27,40 +27,117 @@ function listDir(dir) {
   }
 }
 
+// Bounds on the walk into nested node_modules directories (a dependency's
+// own node_modules, at any depth; pnpm's node_modules/.pnpm/<id>/node_modules):
+// how deep a chain of node_modules directories it follows, and how many
+// node_modules directories it reads in all.
+const MAX_NESTING = 12;
+const MAX_NODE_MODULES_DIRS = 20_000;
+
+function isDirectory(dir) {
+  try {
+    return fs.statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The package entries of one node_modules directory: [entryName] (scoped ones as "@scope/name"), pnpm's store dirs apart. */
+function packageEntries(dir) {
+  const names = [];
+  for (const entry of listDir(dir)) {
+    if (entry.name.startsWith('.')) continue;
+    if (!entry.isDirectory() && !entry.isSymbolicLink()) continue;
+    if (entry.name.startsWith('@')) {
+      for (const scoped of listDir(path.join(dir, entry.name))) {
+        if (scoped.isDirectory() || scoped.isSymbolicLink()) names.push(`${entry.name}/${scoped.name}`);
+      }
+    } else {
+      names.push(entry.name);
+    }
+  }
+  return names;
+}
+
 /**
- * Every package `base` resolves, whatever it is installed as: [{ root, pkg,
- * installedAs }] for each entry of each node_modules directory on the
- * resolution path (a nearer entry shadows a farther one of the same
- * directory name, as require() does) whose package.json `name` is in `names`.
+ * Every package `base` resolves, and every package installed beneath them,
+ * whatever it is installed as: [{ root, pkg, installedAs, nested }] for each
+ * entry of each node_modules directory on the resolution path (a nearer
+ * entry shadows a farther one of the same directory name, as require() does)
+ * and of every node_modules directory inside those packages, at any depth
+ * (npm's and yarn's nesting; pnpm's node_modules/.pnpm store), whose
+ * package.json `name` is in `names`. Each package root once (by real path).
  * So an alias install ("sdk-old": "npm:@modelcontextprotocol/sdk@1.0.0",
- * node_modules/sdk-old/) is found by the name in its package.json.
+ * node_modules/sdk-old/) is found by the name in its package.json, and a
+ * dependency's own copy (node_modules/dep/node_modules/@modelcontextprotocol/sdk)
+ * with `nested: true`. `options.nested: false` looks at the resolution path only.
  */
-function packagesNamed(names, base) {
+function packagesNamed(names, base, options = {}) {
   const wanted = new Set(names);
+  const walkNested = options.nested !== false;
   const shadowed = new Set();
+  const roots = new Set();
+  const walked = new Set();
+  let budget = MAX_NODE_MODULES_DIRS;
   const found = [];
-  const consider = (dir, entryName) => {
-    if (shadowed.has(entryName)) return;
-    shadowed.add(entryName);
+  const consider = (dir, entryName, nested) => {
     const root = path.join(dir, entryName);
     const pkg = readJson(path.join(root, 'package.json'));
     if (!pkg || !wanted.has(pkg.name)) return;
+    let real;
     try {
-      found.push({ root: fs.realpathSync(root), pkg, installedAs: entryName });
+      real = fs.realpathSync(root);
     } catch {
-      // A dangling symlink: nothing to load there.
+      return; // A dangling symlink: nothing to load there.
+    }
+    if (roots.has(real)) return;
+    roots.add(real);
+    const entry = { root: real, pkg, installedAs: entryName, installedAt: root };
+    if (nested) entry.nested = true;
+    found.push(entry);
+  };
+  // A node_modules directory below the resolution path: every entry, then what is nested in each.
+  const walk = (dir, depth) => {
+    let real;
+    try {
+      real = fs.realpathSync(dir);
+    } catch {
+      return;
+    }
+    if (walked.has(real) || budget <= 0) return;
+    walked.add(real);
+    budget--;
+    const entries = packageEntries(dir);
+    if (depth > 0) for (const entryName of entries) consider(dir, entryName, true);
+    if (depth >= MAX_NESTING) return;
+    for (const entryName of entries) {
+      const inner = path.join(dir, entryName, 'node_modules');
+      if (isDirectory(inner)) walk(inner, depth + 1);
+    }
+    // pnpm: every package of the store, each beside its own dependencies.
+    const store = path.join(dir, '.pnpm');
+    if (isDirectory(store)) {
+      for (const id of listDir(store)) {
+        if (id.isDirectory() && !id.name.startsWith('.') && id.name !== 'node_modules') walk(path.join(store, id.name, 'node_modules'), depth + 1);
+      }
     }
   };
   for (const dir of nodeModulesDirs(base)) {
-    for (const entry of listDir(dir)) {
-      if (entry.name.startsWith('.')) continue;
-      if (!entry.isDirectory() && !entry.isSymbolicLink()) continue;
-      if (entry.name.startsWith('@')) {
-        for (const scoped of listDir(path.join(dir, entry.name))) {
-          if (scoped.isDirectory() || scoped.isSymbolicLink()) consider(dir, `${entry.name}/${scoped.name}`);
-        }
-      } else {
-        consider(dir, entry.name);
+    const entries = packageEntries(dir).filter((entryName) => !shadowed.has(entryName));
+    for (const entryName of entries) {
+      shadowed.add(entryName);
+      consider(dir, entryName, false);
+    }
+    if (!walkNested) continue;
+    walked.add(dir);
+    for (const entryName of entries) {
+      const inner = path.join(dir, entryName, 'node_modules');
+      if (isDirectory(inner)) walk(inner, 1);
+    }
+    const store = path.join(dir, '.pnpm');
+    if (isDirectory(store)) {
+      for (const id of listDir(store)) {
+        if (id.isDirectory() && !id.name.startsWith('.') && id.name !== 'node_modules') walk(path.join(store, id.name, 'node_modules'), 1);
       }
     }
   }
@@ -109,7 +186,8 @@ function resolveExport(pkg, subpath, condition) {
 
 /**
  * Every SDK build (package x ESM/CJS) resolvable from the given base
- * directories: [{ name, version, build, file, root }], without duplicates.
+ * directories, or installed beneath what they resolve (a dependency's own
+ * copy, `nested: true`): [{ name, version, build, file, root, nested? }], without duplicates.
  */
 function findSdkCopies(bases) {
   return findSdkFiles(bases, SDK_PACKAGES);
@@ -127,7 +205,7 @@ function findSdkFiles(bases, packages) {
   for (const base of bases) {
     const found = packagesNamed(names, base);
     for (const { name, subpath, ...extra } of packages) {
-      for (const { root, pkg, installedAs } of found) {
+      for (const { root, pkg, installedAs, installedAt, nested } of found) {
         if (pkg.name !== name) continue;
         for (const [build, condition] of [
           ['esm', 'import'],
@@ -140,6 +218,7 @@ function findSdkFiles(bases, packages) {
           seen.add(file);
           const copy = { ...extra, name, version: pkg.version, build, file, root };
           if (installedAs !== name) copy.installedAs = installedAs;
+          if (nested) Object.assign(copy, { nested: true, installedAt });
           copies.push(copy);
         }
       }

@@ -133,8 +133,20 @@ function cell(run) {
   return `${run.lost}/${run.progressExpected} lost, ${run.onerrors} onerror`;
 }
 
+/** Where a copy is: 'top-level' (resolved from the project), 'nested' (a dependency's own), 'bundled' (inside another file). */
+function whereOf(copy) {
+  if (copy.bundled) return 'bundled';
+  return copy.nested ? 'nested' : 'top-level';
+}
+
+/** Whether both reproductions of a row ran to a result (neither skipped, failed to start, nor timed out). */
+function checked(row) {
+  const ran = (run) => !run.skipped && run.error === undefined;
+  return ran(row.patched) || (row.stock.fixedUpstream === true && ran(row.stock));
+}
+
 function table(rows) {
-  const header = ['package', 'version', 'build', 'side', 'patchable', 'stock', 'patched', 'verdict'];
+  const header = ['package', 'version', 'build', 'side', 'patchable', 'stock', 'patched', 'verdict', 'where'];
   const body = rows.map((r) => [
     r.name,
     r.version ?? '?',
@@ -144,6 +156,7 @@ function table(rows) {
     cell(r.stock),
     cell(r.patched),
     r.verdict,
+    r.where,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
   const line = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
@@ -180,19 +193,35 @@ async function doctor({ cwd = process.cwd(), pairs = 2, progress = 3, concurrenc
   const rows = copies.map((copy, i) => {
     const stock = runs[2 * i];
     const patched = runs[2 * i + 1];
-    return { name: copy.name, version: copy.version, build: copy.build, file: copy.file, stock, patched, ...verdictOf(stock, patched) };
+    const row = { name: copy.name, version: copy.version, build: copy.build, file: copy.file, where: whereOf(copy), installedAt: copy.installedAt, stock, patched, ...verdictOf(stock, patched) };
+    row.checked = checked(row);
+    return row;
   });
   const bad = rows.filter((r) => !r.ok);
+  const unchecked = rows.filter((r) => !r.checked);
   const lines = [];
   for (const r of rows) {
-    if (r.why) lines.push(`- ${r.name}@${r.version} (${r.build.toUpperCase()}): ${r.verdict}: ${r.why}`);
+    if (r.where !== 'top-level') lines.push(`- ${r.name}@${r.version} (${r.build.toUpperCase()}, ${r.where}): ${r.installedAt ? `${r.installedAt} (${r.file})` : r.file}`);
   }
+  for (const r of rows) {
+    if (r.why) lines.push(`- ${r.name}@${r.version} (${r.build.toUpperCase()}${r.where === 'top-level' ? '' : `, ${r.where}`}): ${r.verdict}: ${r.why}`);
+  }
+  const count = (where) => rows.filter((r) => r.where === where).length;
+  lines.push(`Found ${rows.length} SDK build(s): ${count('top-level')} top-level, ${count('nested')} nested, ${count('bundled')} bundled.`);
+  if (unchecked.length > 0) {
+    lines.push(
+      `The reproduction could not run for ${unchecked.length} of them: ` +
+        unchecked.map((r) => `${r.name}@${r.version} (${r.build.toUpperCase()}, ${r.where}) ${r.file}`).join('; ') + '.',
+    );
+  }
+  // "All fixed" only when every copy's reproduction ran: verdictOf() never
+  // says ok of a copy whose patched (or, fixed upstream, stock) run did not.
   const summary = !addon.loaded
     ? `The native addon did not load, so mcp-ordered-dispatch cannot fix any of the ${rows.length} SDK build(s) found.`
-    : bad.length === 0
+    : bad.length === 0 && unchecked.length === 0
       ? `All ${rows.length} SDK build(s) found are fixed by mcp-ordered-dispatch (or fixed upstream, or not affected).`
-      : `${bad.length} of ${rows.length} SDK build(s) are not fixed by mcp-ordered-dispatch.`;
-  return { exitCode: bad.length === 0 ? 0 : 1, addon, rows, message: [...lines, summary].join('\n') };
+      : `${Math.max(bad.length, unchecked.length)} of ${rows.length} SDK build(s) are not fixed by mcp-ordered-dispatch.`;
+  return { exitCode: bad.length === 0 && unchecked.length === 0 ? 0 : 1, addon, rows, message: [...lines, summary].join('\n') };
 }
 
 function report(result, { cwd }) {

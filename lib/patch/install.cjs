@@ -17,7 +17,9 @@ function loadProtocol(copy) {
 
 /**
  * Patch the Protocol class of every MCP SDK build resolvable from the
- * working directory and the main module (and `options.paths`), whatever name
+ * working directory and the main module (and `options.paths`), and of every
+ * copy installed beneath them (a dependency's own, at any depth of
+ * node_modules: npm, yarn, pnpm's .pnpm store), whatever name
  * it is installed under (found by the `name` in its package.json, so npm
  * aliases too), and its stdio transports (native framing; `framing: false`
  * leaves them stock). A build whose Protocol already dispatches notifications
@@ -34,7 +36,9 @@ function install(options = {}) {
   const fixedUpstream = [];
   const problems = [];
   for (const copy of copies) {
-    const source = { name: copy.name, version: copy.version, build: copy.build, file: copy.file };
+    // Where it is: `file` (and `root`), and `nested` for a dependency's own copy.
+    const source = { name: copy.name, version: copy.version, build: copy.build, file: copy.file, root: copy.root };
+    if (copy.nested) Object.assign(source, { nested: true, installedAt: copy.installedAt });
     let Protocol;
     try {
       Protocol = loadProtocol(copy);
