@@ -17,6 +17,26 @@ function sourceOf(fn) {
   }
 }
 
+// ---- reading the SDK's method sources, bundled and minified too ----
+// Minifiers rename parameters, locals and module-private helpers, never
+// property names or string literals; so no check here names a local
+// (`notification`) or a helper (`liftWireOnlyMaterial`).
+
+/** Whether an _onnotification source looks its handler up as `this._notificationHandlers.get(<name>.method)`, whatever the local is called. */
+function looksUpHandlerByMethod(source) {
+  return /this\._notificationHandlers\.get\(\s*[\w$]+\.method\s*\)/.test(source);
+}
+
+/**
+ * Whether an _onnotification source lifts the wire-only `_meta` material
+ * first (2.x: `liftWireOnlyMaterial(raw, "notification")`): a call whose
+ * last argument is the string literal "notification", whatever the helper
+ * is called.
+ */
+function liftsWireOnlyMaterial(source) {
+  return /[\w$]\s*\(\s*[\w$]+\s*,\s*(["'`])notification\1\s*\)/.test(source);
+}
+
 /** The SDK's own wording for a notification handler that failed (1.x and 2.x alike). */
 function notificationHandlerError(error) {
   return new Error(`Uncaught error in notification handler: ${error}`);
@@ -56,8 +76,11 @@ function notificationHandlersOf(protocol) {
 
 const PROGRESS_METHOD = 'notifications/progress';
 
-// The handler every SDK Protocol constructor registers for notifications/progress.
-const SDK_PROGRESS_HANDLER = /^\(?\s*notification\s*\)?\s*=>\s*\{\s*this\._onprogress\(notification\);?\s*\}$/;
+// The handler every SDK Protocol constructor registers for notifications/progress:
+// `(notification) => { this._onprogress(notification); }`, its parameter
+// under any name (a minifier's `e=>{this._onprogress(e)}`), with or without
+// the braces (`e=>this._onprogress(e)`).
+const SDK_PROGRESS_HANDLER = /^\(?\s*([\w$]+)\s*\)?\s*=>\s*(?:\{\s*this\._onprogress\(\s*\1\s*\);?\s*\}|this\._onprogress\(\s*\1\s*\))$/;
 
 /** Whether `handler` (as passed to setNotificationHandler) is the SDK's own progress handler. */
 function isSdkProgressHandler(handler) {
@@ -80,6 +103,8 @@ function parsedProgress(notification) {
 
 module.exports = {
   sourceOf,
+  looksUpHandlerByMethod,
+  liftsWireOnlyMaterial,
   notificationHandlerError,
   unknownMessageError,
   progressHandlersOf,

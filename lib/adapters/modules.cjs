@@ -128,6 +128,31 @@ function stdioClassesDefinedIn(source) {
   return definedClasses(String(source), true).transports;
 }
 
+// ---- any module, by shape (bundled and minified copies) ----
+
+/** A module that holds all of these may define the SDK's Protocol (property names bundlers keep). */
+const PROTOCOL_MARKERS = ['_onnotification', '_onrequest', '_progressHandlers'];
+/** A module that holds all of these may define a stdio transport. */
+const STDIO_MARKERS = ['processReadBuffer', '_readBuffer'];
+
+function holdsAll(source, markers) {
+  for (const marker of markers) if (source.indexOf(marker) < 0) return false;
+  return true;
+}
+
+/**
+ * The prefilter every module's source (a string or its undecoded bytes)
+ * takes, before the locate step (lib/register/reach.cjs) is paid for:
+ * whether it may define an SDK class at all. Most modules lack the first
+ * marker of each set and cost one scan for each.
+ */
+function mayDefineSdkClass(source, framing = true) {
+  if (typeof source !== 'string' && typeof source?.indexOf !== 'function') {
+    source = ArrayBuffer.isView(source) ? Buffer.from(source.buffer, source.byteOffset, source.byteLength) : Buffer.from(source);
+  }
+  return holdsAll(source, PROTOCOL_MARKERS) || (framing && holdsAll(source, STDIO_MARKERS));
+}
+
 // ---- CommonJS, by exports ----
 
 // A module's exports are read through their own properties' descriptors,
@@ -187,6 +212,9 @@ module.exports = {
   STDIO_MODULES,
   generationOfPackage,
   definedClasses,
+  PROTOCOL_MARKERS,
+  STDIO_MARKERS,
+  mayDefineSdkClass,
   definesProtocol,
   stdioClassesDefinedIn,
   ownExport,

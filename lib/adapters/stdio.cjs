@@ -36,7 +36,8 @@ function whyNotStdioTransport(Transport) {
   // The client appends in start(); the server in its _ondata arrow function
   // (constructor or class field), so look at the whole class too.
   const text = sourceOf(Transport) + sourceOf(proto.start);
-  if (!/this\._readBuffer\s*=\s*new\s+[\w$.]*ReadBuffer\(/.test(text)) return 'it does not create a ReadBuffer as this._readBuffer';
+  // `new ReadBuffer(`, or whatever a minifier renamed the class to: the property is what counts.
+  if (!/this\._readBuffer\s*=\s*new\s+[\w$.]+\s*\(/.test(text)) return 'it does not create a ReadBuffer as this._readBuffer';
   if (!/this\._readBuffer\.append\(/.test(text)) return 'it does not append chunks to this._readBuffer';
   return null;
 }

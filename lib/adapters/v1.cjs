@@ -8,7 +8,7 @@
 // A leaf: what runs the handler (and the progress fast path) the patcher
 // passes in (`run`, see lib/patch/protocol.cjs).
 
-const { sourceOf } = require('./common.cjs');
+const { sourceOf, looksUpHandlerByMethod, liftsWireOnlyMaterial } = require('./common.cjs');
 
 const generation = 1;
 
@@ -20,12 +20,12 @@ function refuse(Protocol) {
     if (typeof proto[name] !== 'function') return `Protocol.prototype.${name} is missing`;
   }
   const onnotification = sourceOf(proto._onnotification);
-  if (!/this\._notificationHandlers\.get\(notification\.method\)/.test(onnotification)) {
-    return '_onnotification does not look up this._notificationHandlers by notification.method';
+  if (!looksUpHandlerByMethod(onnotification)) {
+    return "_onnotification does not look up this._notificationHandlers by its notification's method";
   }
   if (!/fallbackNotificationHandler/.test(onnotification)) return '_onnotification has no fallbackNotificationHandler';
   // A 2.x Protocol missing _negotiatedWireCodec must not get the 1.x method, which has no 2.x gates.
-  if (/_shouldDropInbound|liftWireOnlyMaterial|_negotiatedWireCodec/.test(onnotification)) return '_onnotification has 2.x gates';
+  if (/_shouldDropInbound|_negotiatedWireCodec/.test(onnotification) || liftsWireOnlyMaterial(onnotification)) return '_onnotification has 2.x gates';
   if (!/\.onmessage\s*=/.test(sourceOf(proto.connect))) return 'connect() does not assign transport.onmessage';
   return null;
 }

@@ -15,7 +15,7 @@
 
 // A leaf: what runs the handler (and the progress fast path) the patcher
 // passes in (`run`, see lib/adapters/v1.cjs's methods()).
-const { sourceOf } = require('./common.cjs');
+const { sourceOf, looksUpHandlerByMethod, liftsWireOnlyMaterial } = require('./common.cjs');
 
 const generation = 2;
 
@@ -71,8 +71,8 @@ function refuse(Protocol) {
     if (typeof proto[name] !== 'function') return `Protocol.prototype.${name} is missing`;
   }
   const onnotification = sourceOf(proto._onnotification);
-  if (!/this\._notificationHandlers\.get\(notification\.method\)/.test(onnotification)) {
-    return '_onnotification does not look up this._notificationHandlers by notification.method';
+  if (!looksUpHandlerByMethod(onnotification)) {
+    return "_onnotification does not look up this._notificationHandlers by its notification's method";
   }
   if (!/Promise\.resolve\(\)\s*\.then\(/.test(onnotification)) return '_onnotification does not defer its handler';
   if (!/fallbackNotificationHandler/.test(onnotification)) return '_onnotification has no fallbackNotificationHandler';
@@ -102,7 +102,7 @@ function armProbe(handlers) {
 
 function methods(original, run) {
   const { tryPlainProgress, invokeHandler } = run;
-  const lifts = /liftWireOnlyMaterial/.test(sourceOf(original._onnotification));
+  const lifts = liftsWireOnlyMaterial(sourceOf(original._onnotification));
   const stockOnNotification = original._onnotification;
   return {
     _onnotification(rawNotification, extra) {

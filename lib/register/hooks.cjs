@@ -48,10 +48,10 @@ function loadMachinery() {
   try {
     const { patchProtocol, isPatched } = require('../patch/protocol.cjs');
     const { sourceOfFile } = require('../discover/package-of.cjs');
-    const { patchStdioExports } = require('../stdio/patch.cjs');
+    const { patchStdioExports, patchStdioTransport, isStdioPatched } = require('../stdio/patch.cjs');
     const { warnUnsupported } = require('../patch/patching.cjs');
     require('../native/addon.cjs').load(); // the addon loads lazily: a NativeAddonError surfaces here
-    machinery = { patchProtocol, isPatched, sourceOfFile, patchStdioExports, warnUnsupported };
+    machinery = { patchProtocol, isPatched, sourceOfFile, patchStdioExports, patchStdioTransport, isStdioPatched, warnUnsupported };
   } catch (error) {
     if (error?.code !== LOAD_FAILED) throw error;
     machinery = null;
@@ -134,10 +134,109 @@ function esmLoaded(url, result) {
   return source === undefined ? result : { ...result, source };
 }
 
-/** Where Node has no module.registerHooks(): the module.register() hooks, on their loader thread. */
-function registerEsmHooks() {
-  const { pathToFileURL } = require('node:url');
-  Module.register(pathToFileURL(path.join(__dirname, 'esm-hooks.mjs')).href, { data: { patchUrl: patchUrl(), framing } });
+// ---- SDK copies found by shape (bundles, minified builds): lib/register/reach.cjs ----
+
+/** The global the static blocks lib/register/reach.cjs inserts call, with (kind, generation, file, class). */
+const REACH_GLOBAL = '__mcpOrderedDispatchReach';
+
+/** A class a static block handed over, as it was defined: patch it (the SDK's own checks decide; an unsupported one is left stock with a warning). */
+function reached(kind, generation, file, Class) {
+  if (typeof Class !== 'function') return;
+  if (typeof file === 'string' && file.startsWith('file:')) {
+    try {
+      file = require('node:url').fileURLToPath(file);
+    } catch {
+      return;
+    }
+  }
+  if (kind === 'protocol') {
+    if (sdk.isSdkProtocol(Class)) patchLoaded(Class, file);
+    return;
+  }
+  if (kind === 'stdio' && framing) {
+    const m = loadMachinery();
+    if (m === null || m.isStdioPatched(Class)) return;
+    try {
+      m.patchStdioTransport(Class, { source: m.sourceOfFile(file), offThread: stdioOptions.offThread });
+    } catch (error) {
+      m.warnUnsupported(error);
+    }
+  }
 }
 
-module.exports = { afterRequire, patchRequired, esmLoaded, registerEsmHooks, patchLoaded, patchStdioLoaded, framingFromEnv };
+/** Define the global the inserted blocks call (once; a block runs on the main thread, whichever thread changed its module's source). */
+function defineReachGlobal() {
+  if (Object.hasOwn(globalThis, REACH_GLOBAL)) return;
+  Object.defineProperty(globalThis, REACH_GLOBAL, {
+    value: function mcpOrderedDispatchReach(kind, generation, file, Class) {
+      try {
+        reached(kind, generation, file, Class);
+      } catch {
+        // Never into the application's class definition.
+      }
+    },
+    configurable: true,
+    writable: false,
+    enumerable: false,
+  });
+}
+
+let reach;
+// This package's own lib/ (its files name the markers, and define no SDK class).
+const OWN_LIB = path.join(__dirname, '..');
+const OWN_LIB_URL = require('node:url').pathToFileURL(OWN_LIB).href;
+
+/**
+ * A module's source (any module, any format the hooks see: 'module',
+ * 'commonjs') with a static block in each SDK class it defines, or
+ * undefined. Modules under the SDK's scope are the SDK's own paths'
+ * (afterRequire, esmLoaded), and a source without the markers costs only
+ * the prefilter.
+ */
+function reachedSource(source, file, format) {
+  if (file.includes(sdk.SDK_URL_SEGMENT) || file.includes(sdk.SDK_PATH)) return undefined;
+  if (!sdk.mayDefineSdkClass(source, framing)) return undefined;
+  if (file.startsWith(OWN_LIB) || file.startsWith(OWN_LIB_URL)) return undefined;
+  if (source.indexOf(REACH_GLOBAL) >= 0) return undefined; // changed already (a hook installed twice)
+  reach ??= require('./reach.cjs');
+  const changed = reach.reachSource(source, file, format, REACH_GLOBAL);
+  if (changed !== undefined) defineReachGlobal();
+  return changed;
+}
+
+/** module.registerHooks()'s load hook, for every ES module and CommonJS module with a source. */
+function loaded(url, result) {
+  if (result.format === 'module' && url.includes('/node_modules/')) {
+    const patched = esmLoaded(url, result);
+    if (patched !== result) return patched;
+  }
+  const source = reachedSource(result.source, url, result.format);
+  return source === undefined ? result : { ...result, source };
+}
+
+/** Where Node has no module.registerHooks(): CommonJS sources through Module.prototype._compile. */
+function wrapCompile() {
+  const compile = Module.prototype._compile;
+  Module.prototype._compile = function _compile(content, filename, ...rest) {
+    if (typeof content === 'string' && typeof filename === 'string') {
+      let changed;
+      try {
+        changed = reachedSource(content, filename, 'commonjs');
+      } catch {
+        changed = undefined;
+      }
+      if (changed !== undefined) content = changed;
+    }
+    return compile.call(this, content, filename, ...rest);
+  };
+}
+
+/** Where Node has no module.registerHooks(): the module.register() hooks, on their loader thread, and the CommonJS compile wrapper. */
+function registerEsmHooks() {
+  const { pathToFileURL } = require('node:url');
+  defineReachGlobal();
+  wrapCompile();
+  Module.register(pathToFileURL(path.join(__dirname, 'esm-hooks.mjs')).href, { data: { patchUrl: patchUrl(), framing, reachGlobal: REACH_GLOBAL } });
+}
+
+module.exports = { afterRequire, patchRequired, esmLoaded, loaded, registerEsmHooks, patchLoaded, patchStdioLoaded, framingFromEnv, REACH_GLOBAL };

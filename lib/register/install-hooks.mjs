@@ -57,10 +57,13 @@ export function installHooks() {
   }
   if (typeof Module.registerHooks === 'function') {
     Module.registerHooks({
+      // Every ES module and CommonJS module with a source: SDK modules under
+      // node_modules, and SDK copies bundled into any module (lib/register/reach.cjs).
       load(url, context, nextLoad) {
         const result = nextLoad(url, context);
-        if (result.format !== 'module' || result.source == null || !url.includes('/node_modules/')) return result;
-        return loadHooks().esmLoaded(url, result);
+        // The hooks' own files (required while lib/register/hooks.cjs loads) pass unlooked at.
+        if (result.source == null || loadingHooks || (result.format !== 'module' && result.format !== 'commonjs')) return result;
+        return loadHooks().loaded(url, result);
       },
     });
   } else if (typeof Module.register === 'function') {

@@ -1,0 +1,169 @@
+'use strict';
+// SDK copies found by shape, in any module: a bundle (esbuild, webpack,
+// rollup, bun), a minified build, a host's own dist/ chunk. Bundlers rename
+// the SDK's classes (`var Ao=class{`) and keep them nowhere a module's
+// exports or a path would show; what they keep is the classes' property names.
+//
+// For a module whose source passed the prefilter (lib/adapters/modules.cjs's
+// mayDefineSdkClass: it holds the Protocol's or a stdio transport's marker
+// names), the locate step (lib/register/locate.cjs, a lexer) finds each class
+// body without `extends` whose members make it the SDK's Protocol or a stdio
+// transport (lib/adapters/shape.cjs), and a static block is inserted right
+// after that body's `{`:
+//
+//   static{typeof globalThis.__mcpOrderedDispatchReach=="function"&&globalThis.__mcpOrderedDispatchReach("protocol",2,"<file>",this)}
+//
+// (the global's name is lib/register/hooks.cjs's REACH_GLOBAL). It runs
+// once, as the class is defined, before any instance exists - in a
+// `var X = class`, an esbuild lazy-init wrapper, a webpack module closure, a
+// rollup or bun chunk, named or anonymous - and hands the class to register
+// (lib/register/install-hooks.mjs defines the global on the main thread).
+// Without register the block does nothing.
+//
+// Safe by construction: a module is changed only where the locate step found
+// such a class; the changed source is lexed again and must show the same
+// classes, each holding its block (a CommonJS one is also compiled, unrun);
+// any failure returns undefined, and the module loads exactly as it was.
+// What the locate step found is cached per content hash (sha256) in a
+// directory (MCP_ORDERED_DISPATCH_CACHE_DIR, else one under os.tmpdir());
+// a cache that cannot be read or written is passed over.
+// Dependency-free (it also runs on a module.register() loader thread).
+
+const fs = require('node:fs');
+const path = require('node:path');
+const crypto = require('node:crypto');
+const { locateClasses } = require('./locate.cjs');
+const { classOfMembers } = require('../adapters/shape.cjs');
+
+/** Bump when what the locate step finds, or what is inserted, changes: old cache entries are then not read. */
+const CACHE_VERSION = 'reach-2';
+
+function cacheDir() {
+  const configured = process.env.MCP_ORDERED_DISPATCH_CACHE_DIR;
+  if (configured !== undefined && configured !== '') return configured;
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
+  return path.join(require('node:os').tmpdir(), `mcp-ordered-dispatch-${uid}`, CACHE_VERSION);
+}
+
+function readCache(key) {
+  try {
+    const value = JSON.parse(fs.readFileSync(path.join(cacheDir(), `${key}.json`), 'utf8'));
+    return Array.isArray(value?.at) ? value.at : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeCache(key, at) {
+  try {
+    const dir = cacheDir();
+    fs.mkdirSync(dir, { recursive: true });
+    const tmp = path.join(dir, `.${key}.${process.pid}.tmp`);
+    fs.writeFileSync(tmp, JSON.stringify({ at }));
+    fs.renameSync(tmp, path.join(dir, `${key}.json`));
+  } catch {
+    // A read-only or missing cache directory: located again next time.
+  }
+}
+
+/** Non-ASCII as \u escapes, so the inserted text is plain ASCII whatever the path. */
+function asciiJson(value) {
+  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+// The global's name (lib/register/hooks.cjs's REACH_GLOBAL), as the hooks passed it.
+let GLOBAL = '';
+
+function block(kind, generation, file) {
+  return `static{typeof globalThis.${GLOBAL}=="function"&&globalThis.${GLOBAL}(${asciiJson(kind)},${generation},${asciiJson(file)},this)}`;
+}
+
+/** The insertions for the classes `classes` holds: [[offset, kind, generation]], by offset. */
+function insertionsOf(classes) {
+  const at = [];
+  for (const cls of classes) {
+    if (cls.extends) continue;
+    const found = classOfMembers(cls);
+    if (found !== undefined) at.push([cls.open, found.kind, found.generation ?? 0]);
+  }
+  return at;
+}
+
+function apply(text, at, file) {
+  let out = '';
+  let last = 0;
+  for (const [offset, kind, generation] of at) {
+    out += text.slice(last, offset) + block(kind, generation, file);
+    last = offset;
+  }
+  return out + text.slice(last);
+}
+
+/**
+ * Whether `changed` (= apply(text, at)) still lexes, with the same classes
+ * as `text`, each insertion now the first element of its class, and (for a
+ * CommonJS module) compiles.
+ */
+function verify(text, changed, at, file, format) {
+  const before = locateClasses(text);
+  const after = locateClasses(changed);
+  if (before === undefined || after === undefined || after.length !== before.length) return false;
+  // Classes are listed in the order their bodies open; a block inserted at
+  // a body's `{` moves every later offset by its length, not that body's own.
+  let shift = 0;
+  let k = 0;
+  for (let c = 0; c < before.length; c++) {
+    const open = before[c].open;
+    while (k < at.length && at[k][0] < open) shift += block(at[k][1], at[k][2], file).length, k++;
+    if (after[c].open !== open + shift) return false;
+    if (after[c].methods.size !== before[c].methods.size || after[c].sets.size !== before[c].sets.size || after[c].extends !== before[c].extends) return false;
+    if (k < at.length && at[k][0] === open && !changed.startsWith(block(at[k][1], at[k][2], file), after[c].open)) return false;
+  }
+  if (format === 'commonjs') {
+    try {
+      require('node:vm').compileFunction(changed, ['exports', 'require', 'module', '__filename', '__dirname']);
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * The source of a module that passed the prefilter, with a static block in
+ * each SDK class it defines, or undefined (none, or any doubt).
+ * `source`: a string or bytes; `file`: its path or file: URL (given to
+ * register with the class); `format`: 'module' or 'commonjs'; `globalName`:
+ * the global the blocks call.
+ */
+function reachSource(source, file, format, globalName) {
+  GLOBAL = globalName;
+  try {
+    const text = typeof source === 'string' ? source : Buffer.from(source.buffer ?? source, source.byteOffset ?? 0, source.byteLength).toString('utf8');
+    const key = crypto.createHash('sha256').update(CACHE_VERSION).update(text).digest('hex');
+    let at = readCache(key);
+    let verified = at !== undefined;
+    if (at === undefined) {
+      const classes = locateClasses(text);
+      at = classes === undefined ? [] : insertionsOf(classes);
+    }
+    if (at.length === 0) {
+      if (!verified) writeCache(key, at);
+      return undefined;
+    }
+    const changed = apply(text, at, file);
+    if (!verified) {
+      // Cached only once proven; proven with this module's file name, the same shape for any.
+      if (!verify(text, changed, at, file, format)) {
+        writeCache(key, []);
+        return undefined;
+      }
+      writeCache(key, at);
+    }
+    return changed;
+  } catch {
+    return undefined;
+  }
+}
+
+module.exports = { reachSource, cacheDir };
