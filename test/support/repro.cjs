@@ -52,6 +52,8 @@ async function runRepro(sdk, options = {}) {
     // 'ping', or milliseconds. Undefined leaves the server's default.
     gap,
     serverPath = SERVER_PATH,
+    // Called with (client, transport) after each pair's calls, before close; the last value it returns is `inspected`.
+    inspect,
   } = options;
   if (generation !== 1 && generation !== 2) {
     throw new TypeError(`generation must be 1 or 2, got ${generation}`);
@@ -65,6 +67,7 @@ async function runRepro(sdk, options = {}) {
   let callsOutOfOrder = 0;
   let callsFailed = 0;
   const failures = [];
+  let inspected;
 
   for (let pair = 0; pair < pairs; pair++) {
     const client = new Client(
@@ -126,6 +129,7 @@ async function runRepro(sdk, options = {}) {
           if (failures.length < 5) failures.push(`unexpected result: ${JSON.stringify(outcome.value)}`);
         }
       });
+      if (inspect) inspected = inspect(client, transport);
     } finally {
       await client.close().catch(() => {});
     }
@@ -149,6 +153,7 @@ async function runRepro(sdk, options = {}) {
     gap: gap === undefined ? null : gap,
     generation,
     durationMs: Math.round(Number(process.hrtime.bigint() - started) / 1e6),
+    inspected,
   };
 }
 
