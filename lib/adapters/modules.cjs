@@ -130,9 +130,12 @@ function stdioClassesDefinedIn(source) {
 
 // ---- any module, by shape (bundled and minified copies) ----
 
-/** A module that holds all of these may define the SDK's Protocol (property names bundlers keep). */
-const PROTOCOL_MARKERS = ['_onnotification', '_onrequest', '_progressHandlers'];
-/** A module that holds all of these may define a stdio transport. */
+// A module that holds all of PROTOCOL_MARKERS may define the SDK's
+// Protocol; one that holds all of STDIO_MARKERS, a stdio transport
+// (property names bundlers keep). Each list starts with its longest name:
+// a module without it (nearly all) costs one scan per list, and a longer
+// needle scans faster (measured: bench/reach.mjs).
+const PROTOCOL_MARKERS = ['_progressHandlers', '_onnotification', '_onrequest'];
 const STDIO_MARKERS = ['processReadBuffer', '_readBuffer'];
 
 function holdsAll(source, markers) {

@@ -1,0 +1,168 @@
+// The search by shape changes no module but an SDK class's: every
+// .js/.mjs/.cjs file of several large real packages - the SDK releases this
+// repository installs, mcp-remote (a host that bundles the SDK), and
+// typescript, webpack, rollup, zod, ajv, express, undici (none of which
+// holds the SDK) - is put through the transform register applies to every
+// module (lib/register/reach.cjs, after the prefilter). Exactly the SDK's
+// Protocol and stdio transport modules change, each by one static block per
+// class; every changed file still parses (esbuild's parser; CommonJS ones
+// also compile in V8). And the locate step is not fooled by marker names and
+// braces in strings, templates, regular expressions and comments.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import vm from 'node:vm';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const modules = require('../../lib/adapters/modules.cjs');
+const { buildOf } = require('../../lib/discover/package-of.cjs');
+const esbuild = require('esbuild');
+const GLOBAL = require('../../lib/register/hooks.cjs').REACH_GLOBAL;
+let reachSource;
+let cache;
+
+before(() => {
+  cache = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-reach-cache-'));
+  process.env.MCP_ORDERED_DISPATCH_CACHE_DIR = cache;
+  ({ reachSource } = require('../../lib/register/reach.cjs'));
+});
+after(() => {
+  delete process.env.MCP_ORDERED_DISPATCH_CACHE_DIR;
+  fs.rmSync(cache, { recursive: true, force: true });
+});
+
+const MAX_FILES_PER_PACKAGE = 5000;
+
+function* sources(dir, budget = { left: MAX_FILES_PER_PACKAGE }) {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (budget.left <= 0) return;
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== 'node_modules') yield* sources(file, budget);
+    } else if (/\.[cm]?js$/.test(entry.name)) {
+      budget.left--;
+      yield file;
+    }
+  }
+}
+
+/** Put every source file of `name` through the transform: { files, megabytes, changed: ['relative/path kinds'] }, asserting each change parses. */
+function transformAll(name) {
+  const root = path.join(ROOT, 'node_modules', name);
+  let files = 0;
+  let bytes = 0;
+  const changed = [];
+  for (const file of sources(root)) {
+    const source = fs.readFileSync(file);
+    files++;
+    bytes += source.length;
+    if (!modules.mayDefineSdkClass(source)) continue;
+    const format = buildOf(file) === 'esm' ? 'module' : 'commonjs';
+    const out = reachSource(source, file, format, GLOBAL);
+    if (out === undefined) continue;
+    const kinds = [...out.matchAll(new RegExp(`${GLOBAL}\\("(\\w+)",(\\d)`, 'g'))].map((m) => (m[1] === 'protocol' ? `protocol${m[2]}` : m[1]));
+    changed.push(`${path.relative(root, file)} ${kinds.join(',')}`);
+    // It still parses: esbuild's parser, and V8 for a CommonJS module.
+    esbuild.transformSync(out, { loader: 'js', format: format === 'module' ? 'esm' : undefined, logLevel: 'silent' });
+    if (format === 'commonjs') vm.compileFunction(out, ['exports', 'require', 'module', '__filename', '__dirname']);
+    // Only blocks were added.
+    assert.equal(out.replace(new RegExp(`static\\{typeof globalThis\\.${GLOBAL}[^}]*\\}`, 'g'), ''), source.toString('utf8'), file);
+  }
+  return { files, megabytes: bytes / 1e6, changed: changed.sort() };
+}
+
+const SDK_1 = [
+  'dist/cjs/client/stdio.js stdio',
+  'dist/cjs/server/stdio.js stdio',
+  'dist/cjs/shared/protocol.js protocol1',
+  'dist/esm/client/stdio.js stdio',
+  'dist/esm/server/stdio.js stdio',
+  'dist/esm/shared/protocol.js protocol1',
+];
+
+const EXPECTED = {
+  '@modelcontextprotocol/sdk': SDK_1,
+  'sdk-1-middle': SDK_1,
+  'sdk-1-oldest-cjs': SDK_1,
+  'sdk-1-oldest': ['dist/client/stdio.js stdio', 'dist/server/stdio.js stdio', 'dist/shared/protocol.js protocol1'],
+  '@modelcontextprotocol/client': ['dist/stdio.cjs stdio', 'dist/stdio.mjs stdio', /^dist\/src-[\w-]+\.cjs protocol2$/, /^dist\/src-[\w-]+\.mjs protocol2$/],
+  '@modelcontextprotocol/server': ['dist/stdio.cjs stdio', 'dist/stdio.mjs stdio', /^dist\/src-[\w-]+\.cjs protocol2$/, /^dist\/src-[\w-]+\.mjs protocol2$/],
+  'client-2-oldest': ['dist/stdio.cjs stdio', 'dist/stdio.mjs stdio', /^dist\/src-[\w-]+\.cjs protocol2$/, /^dist\/src-[\w-]+\.mjs protocol2$/],
+  'server-2-oldest': ['dist/stdio.cjs stdio', 'dist/stdio.mjs stdio', /^dist\/src-[\w-]+\.cjs protocol2$/, /^dist\/src-[\w-]+\.mjs protocol2$/],
+  'mcp-remote': [/^dist\/chunk-\w+\.js protocol2$/, 'dist/proxy.js protocol2,stdio'],
+  typescript: [],
+  webpack: [],
+  rollup: [],
+  zod: [],
+  ajv: [],
+  express: [],
+  undici: [],
+};
+
+const totals = { files: 0, megabytes: 0, changed: 0 };
+
+for (const [name, expected] of Object.entries(EXPECTED)) {
+  test(`${name}: every source file through the transform; ${expected.length === 0 ? 'none changes' : `only its ${expected.length} SDK class module(s) change`}`, () => {
+    const { files, megabytes, changed } = transformAll(name);
+    assert.ok(files > 0, `${name} has source files`);
+    totals.files += files;
+    totals.megabytes += megabytes;
+    totals.changed += changed.length;
+    assert.equal(changed.length, expected.length, `${name} changed: ${JSON.stringify(changed)}`);
+    const remaining = [...changed];
+    for (const want of expected) {
+      const i = remaining.findIndex((c) => (typeof want === 'string' ? c === want : want.test(c)));
+      assert.ok(i >= 0, `${name}: ${want} not among ${JSON.stringify(remaining)}`);
+      remaining.splice(i, 1);
+    }
+  });
+}
+
+test('totals', (t) => {
+  t.diagnostic(`${totals.files} files, ${totals.megabytes.toFixed(1)} MB transformed; ${totals.changed} changed`);
+  assert.equal(totals.changed, Object.values(EXPECTED).reduce((n, e) => n + e.length, 0));
+});
+
+// A Protocol-shaped class written as a bundler would, and the same names where they are not a class.
+const PROTOCOL_BODY = '{constructor(){this._progressHandlers=new Map}_onnotification(e){this._notificationHandlers.get(e.method)}_onresponse(e){}_onrequest(e,t){}}';
+
+test('the locate step: marker names and braces in strings, templates, regexes and comments change nothing', () => {
+  const decoys = [
+    `const s = "class A ${PROTOCOL_BODY}";`,
+    `const t = \`class A ${PROTOCOL_BODY.replaceAll('{', '{ ')} \${'}'}\`;`,
+    `// class A ${PROTOCOL_BODY}\nconst x = 1;`,
+    `/* class A ${PROTOCOL_BODY} */`,
+    `const r = /class A \\{constructor\\(\\)\\{this._progressHandlers=1\\}_onnotification\\(\\)\\{\\}_onresponse\\(\\)\\{\\}_onrequest\\(\\)\\{\\}\\}/;`,
+    `class B extends Object ${PROTOCOL_BODY}`, // has `extends`: not the SDK's Protocol
+    `const o = { class: 1, _onnotification() {}, _onresponse() {}, _onrequest() {}, _progressHandlers: new Map() };`,
+    `class C { f() { const _onnotification = 1, _onresponse = 2, _onrequest = 3; this._progressHandlers = 4; } }`,
+  ];
+  for (const source of decoys) {
+    assert.ok(modules.mayDefineSdkClass(source), `passes the prefilter: ${source}`);
+    assert.equal(reachSource(source, '/x.js', 'commonjs', GLOBAL), undefined, source);
+  }
+});
+
+test('the locate step: a class as bundlers write it gets one block right after its brace, named or anonymous, nested in strings and templates around it', () => {
+  const forms = [
+    `var Ao=class${PROTOCOL_BODY};`,
+    `class el${PROTOCOL_BODY}`,
+    `const q = "}{", w = \`\${"{"}\`; var init_p = __esm(() => { P = class ${PROTOCOL_BODY}; }); const z = /[}{]/g;`,
+    `(function(m){m.exports = class ${PROTOCOL_BODY}})(module);`,
+    `class D { static x = "_onnotification"; _onnotification(){} _onresponse(){} _onrequest(){} _progressHandlers = new Map(); }`,
+    `class E { constructor(){ f(this, "_progressHandlers", new Map()); } _onnotification(){} _onresponse(){} _onrequest(){} }`,
+  ];
+  for (const source of forms) {
+    const out = reachSource(source, '/x.js', 'commonjs', GLOBAL);
+    assert.ok(out !== undefined, source);
+    const blocks = out.match(new RegExp(`static\\{typeof globalThis\\.${GLOBAL}[^}]*\\}`, 'g'));
+    assert.equal(blocks.length, 1, out);
+    assert.ok(new RegExp(`class\\s*\\w*\\s*\\{static\\{typeof globalThis\\.${GLOBAL}`).test(out), out);
+    vm.compileFunction(out, ['exports', 'require', 'module', '__filename', '__dirname', '__esm', 'P', 'f']);
+  }
+});
