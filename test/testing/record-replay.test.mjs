@@ -322,9 +322,15 @@ test('in process: recordTransport records an InMemoryTransport session, and repl
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   t.after(() => server.close());
   await server.connect(serverSide);
+  const serverFile = path.join(TMP, 'in-memory-server.ndjson');
+  recordTransport(serverSide, serverFile, { side: 'server' });
   const live = await stepsSession(recordTransport(clientSide, file));
   assert.deepEqual(live.tools, ['steps']);
   const cassette = readCassette(file);
+  // Recorded at either end, the same messages from the same sides.
+  const serverEnd = readCassette(serverFile);
+  assert.equal(serverEnd.header.side, 'server');
+  for (const from of ['client', 'server']) assert.deepEqual(messagesFrom(serverEnd, from), messagesFrom(cassette, from), from);
   assert.equal(cassette.header.level, 'messages');
   assert.equal(cassette.header.transport, 'InMemoryTransport');
   assert.ok(cassette.events.every((e) => e.message !== undefined && (e.from === 'client' || e.from === 'server')));
@@ -410,4 +416,42 @@ test('redactCassette: a secret in the session is replaced in both directions, an
   const replayed = await runSession(stdioFor(t, replayServerCommand(out, { coalesce: 'separate' })));
   assert.equal(replayed.echo.content[0].text, 'Echo: héllo ✓ 𝄞 [redacted]');
   for (const call of replayed.long) assert.deepEqual(call.progress, allProgress);
+});
+
+// A user's own test under Vitest and Jest: forEachCoalescing and tapWire on the
+// committed cassette test/testing/fixtures/raw-progress.ndjson (made by
+// test/testing/support/make-fixture.mjs).
+const RUNNERS = path.join(ROOT, 'test', 'testing', 'runners');
+function runner(t, args, cwd) {
+  const env = { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', CI: '1', RECORD_REPLAY_CACHE: path.join(TMP, 'vitest-cache') };
+  delete env.NODE_TEST_CONTEXT;
+  delete env.NODE_OPTIONS;
+  const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (c) => (output += c));
+  child.stderr.setEncoding('utf8').on('data', (c) => (output += c));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => resolve({ code, signal, output, show: `exit ${signal ?? code}\n${output}` }));
+  });
+}
+
+test('Vitest and Jest: forEachCoalescing with tapWire passes with setupFiles register, and fails without it naming the mode', { timeout: TIMEOUT }, async (t) => {
+  const VITEST = path.join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
+  const JEST = path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js');
+  const vitest = await runner(t, [VITEST, 'run'], path.join(RUNNERS, 'vitest'));
+  assert.equal(vitest.code, 0, vitest.show);
+  assert.match(vitest.output, /Tests\s+1 passed \(1\)/, vitest.show);
+
+  const stock = await runner(t, [VITEST, 'run', '--config', 'vitest.stock.config.mjs'], path.join(RUNNERS, 'vitest'));
+  assert.equal(stock.code, 1, stock.show);
+  assert.match(stock.output, /in coalescing mode "all-in-one" the result differs from mode "separate"/, stock.show);
+  assert.match(stock.output, /progress lost: #2 notifications\/progress/, stock.show);
+
+  const jest = await runner(t, [JEST, '--ci', '--watchman=false', '--cacheDirectory', path.join(TMP, 'jest-cache')], path.join(RUNNERS, 'jest'));
+  assert.equal(jest.code, 0, jest.show);
+  assert.match(jest.output, /Tests:\s+1 passed, 1 total/, jest.show);
 });
