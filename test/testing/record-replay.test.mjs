@@ -455,3 +455,11 @@ test('Vitest and Jest: forEachCoalescing with tapWire passes with setupFiles reg
   assert.equal(jest.code, 0, jest.show);
   assert.match(jest.output, /Tests:\s+1 passed, 1 total/, jest.show);
 });
+
+test("docs/record-replay.md: its JavaScript examples compile with tsc --strict (checkJs) against the package's own types", { timeout: TIMEOUT }, async () => {
+  const { compileExamples, compiledExamples } = await import('../support/readme-examples.mjs');
+  const docs = fs.readFileSync(path.join(ROOT, 'docs', 'record-replay.md'), 'utf8');
+  assert.ok(compiledExamples(docs, 'record-replay').length >= 3);
+  const { code, output, files } = await compileExamples(docs, 'record-replay');
+  assert.equal(code, 0, `tsc --strict on docs/record-replay.md (${files.join(', ')}):\n${output}`);
+});
