@@ -230,8 +230,9 @@ function redactCassette(input, output, fn) {
     const text = JSON.stringify(next);
     if (text === JSON.stringify(line.message)) return line.bytes;
     changed++;
-    const ending = line.bytes.subarray(line.bytes.length - (line.bytes.at(-1) === NEWLINE ? (line.bytes.at(-2) === 0x0d ? 2 : 1) : 0));
-    return Buffer.concat([Buffer.from(text), ending]);
+    // The line's own ending (\n, \r\n, or none for a last line cut short) stays.
+    const ending = /\r?\n$/.exec(line.bytes.toString('latin1'))?.[0] ?? '';
+    return Buffer.from(text + ending);
   });
   // Each chunk event gets back the pieces of lines it held, a changed
   // line's offsets scaled to its new length.

@@ -99,14 +99,18 @@ function errorLine(id, message, data) {
   return { jsonrpc: '2.0', id, error: { code: NO_RECORDED_MATCH, message, data } };
 }
 
-/** The lines of a recorded answer for a live request: ids and progress tokens rewritten. */
+/**
+ * The lines of a recorded answer for a live request: ids and progress
+ * tokens rewritten (a rewritten line keeps its recorded chunk starts; the
+ * `recorded` mode clamps them to its new length).
+ */
 function rewrite(answer, live) {
   const liveToken = live ? tokenOf(live) : undefined;
   const out = [];
   for (const line of answer.lines) {
     const message = line.message;
     if (live && line.kind === 'response' && message.id === answer.id && live.id !== answer.id) {
-      out.push({ ...line, bytes: Buffer.from(JSON.stringify({ ...message, id: live.id }) + '\n'), segments: scaled(line) });
+      out.push({ ...line, bytes: Buffer.from(JSON.stringify({ ...message, id: live.id }) + '\n') });
       continue;
     }
     if (live && line.kind === 'notification' && message.method === PROGRESS && answer.token !== undefined && message.params?.progressToken === answer.token) {
@@ -114,18 +118,13 @@ function rewrite(answer, live) {
       if (liveToken === undefined || liveToken === null) continue;
       if (liveToken !== answer.token) {
         const copy = { ...message, params: { ...message.params, progressToken: liveToken } };
-        out.push({ ...line, bytes: Buffer.from(JSON.stringify(copy) + '\n'), segments: scaled(line) });
+        out.push({ ...line, bytes: Buffer.from(JSON.stringify(copy) + '\n') });
         continue;
       }
     }
     out.push(line);
   }
   return out;
-}
-
-// A rewritten line keeps its recorded chunk starts, at offsets within its new length.
-function scaled(line) {
-  return line.segments;
 }
 
 /**

@@ -463,3 +463,28 @@ test("docs/record-replay.md: its JavaScript examples compile with tsc --strict (
   const { code, output, files } = await compileExamples(docs, 'record-replay');
   assert.equal(code, 0, `tsc --strict on docs/record-replay.md (${files.join(', ')}):\n${output}`);
 });
+
+test('a 2.x client (@modelcontextprotocol/client) replays the committed cassette the same way: stock, separate keeps every progress and all-in-one loses them, over stdio and in process', { timeout: TIMEOUT }, async (t) => {
+  const { Client: Client2 } = await import('@modelcontextprotocol/client');
+  const { StdioClientTransport: Stdio2 } = await import('@modelcontextprotocol/client/stdio');
+  const file = path.join(ROOT, 'test', 'testing', 'fixtures', 'raw-progress.ndjson');
+  const calls = messagesFrom(file, 'client').filter((m) => m.method === 'tools/call').length;
+  const run2 = async (transport) => {
+    t.after(() => transport.close());
+    const client = new Client2({ name: 'two', version: '1.0.0' });
+    let lost = 0;
+    client.onerror = (e) => (lost += /unknown token/.test(e.message) ? 1 : 0);
+    await client.connect(transport);
+    try {
+      const seen = [];
+      for (let i = 0; i < calls; i++) await client.callTool({ name: 'progress', arguments: { count: 3 } }, { onprogress: (p) => seen.push(p.progress) });
+      return { seen, lost };
+    } finally {
+      await client.close();
+    }
+  };
+  for (const [kind, make] of [['stdio', (coalesce) => new Stdio2(replayServerCommand(file, { coalesce }))], ['in process', (coalesce) => replayTransport(file, { coalesce })]]) {
+    assert.deepEqual(await run2(make('separate')), { seen: [1, 2, 3, 1, 2, 3], lost: 0 }, kind);
+    assert.deepEqual(await run2(make('all-in-one')), { seen: [], lost: 3 * calls }, kind);
+  }
+});
