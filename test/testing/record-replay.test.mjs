@@ -488,3 +488,28 @@ test('a 2.x client (@modelcontextprotocol/client) replays the committed cassette
     assert.deepEqual(await run2(make('all-in-one')), { seen: [], lost: 3 * calls }, kind);
   }
 });
+
+test('usage: record and replay say what is missing (exit 2), --help lists them, and a file that is not a cassette is refused', { timeout: TIMEOUT }, async (t) => {
+  const noOut = await run(t, process.execPath, [BIN, 'record', '--', process.execPath, '-e', '']).done;
+  assert.equal(noOut.code, 2);
+  assert.match(noOut.stderr, /record needs --out FILE/);
+  const noCommand = await run(t, process.execPath, [BIN, 'record', '--out', path.join(TMP, 'never.ndjson')]).done;
+  assert.equal(noCommand.code, 2);
+  assert.match(noCommand.stderr, /record needs the server command after --/);
+  const missing = await run(t, process.execPath, [BIN, 'record', '--out', path.join(TMP, 'missing.ndjson'), '--', path.join(TMP, 'no-such-server')]).done;
+  assert.equal(missing.code, 127, missing.stderr);
+  assert.match(missing.stderr, /cannot start/);
+  const noCassette = await run(t, process.execPath, [BIN, 'replay']).done;
+  assert.equal(noCassette.code, 2);
+  assert.match(noCassette.stderr, /replay needs a cassette/);
+  const help = await run(t, process.execPath, [BIN, '--help']).done;
+  assert.match(help.stdout.toString(), /mcp-ordered-dispatch record --out FILE \[--\] COMMAND/);
+  assert.match(help.stdout.toString(), /mcp-ordered-dispatch replay CASSETTE \[--coalesce=MODE\]/);
+
+  const notCassette = path.join(TMP, 'not-a-cassette.ndjson');
+  fs.writeFileSync(notCassette, '{"jsonrpc":"2.0"}\n');
+  assert.throws(() => readCassette(notCassette), { name: 'CassetteError', message: /not a cassette header/ });
+  const bad = await run(t, process.execPath, replayServerCommand(notCassette).args).done;
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /not a cassette header/);
+});
