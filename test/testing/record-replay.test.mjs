@@ -513,3 +513,31 @@ test('usage: record and replay say what is missing (exit 2), --help lists them, 
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /not a cassette header/);
 });
+
+test("replay sends the recorded server-to-client requests and consumes the client's answers; recorded mode with timing keeps the recorded pauses", { timeout: TIMEOUT }, async () => {
+  const file = path.join(ROOT, 'test', 'testing', 'fixtures', 'raw-progress.ndjson');
+  const recordedPings = messagesFrom(file, 'server').filter((m) => m.method === 'ping').map((m) => m.id);
+  assert.ok(recordedPings.length >= 2, 'the fixture holds the raw server pings');
+  const within = [...buildScript(readCassette(file)).requests.get('tools/call')].reduce((sum, answer) => {
+    const writes = planWrites(answer.lines, 'recorded');
+    return sum + (writes.at(-1).t - writes[0].t);
+  }, 0);
+  for (const [coalesce, timing] of [['separate', undefined], ['all-in-one', undefined], ['recorded', 4]]) {
+    const client = new Client({ name: 'server-requests', version: '1.0.0' });
+    const tap = tapWire(client);
+    const started = performance.now();
+    try {
+      await client.connect(replayTransport(file, { coalesce, timing }));
+      for (let i = 0; i < 2; i++) await client.callTool({ name: 'progress', arguments: { count: 3 } }, undefined, { onprogress: () => {} });
+      await tap.settle();
+    } finally {
+      await client.close();
+    }
+    const elapsed = performance.now() - started;
+    const pings = tap.inbound.filter((e) => e.kind === 'request' && e.method === 'ping').map((e) => e.id);
+    assert.deepEqual(pings, recordedPings, `${coalesce}: the recorded server's pings reach the client`);
+    const answered = tap.outbound.filter((m) => m.result !== undefined && recordedPings.includes(m.id)).map((m) => m.id);
+    assert.deepEqual(answered, recordedPings, `${coalesce}: the client answered each (and the replay asked nothing of those answers)`);
+    if (timing) assert.ok(elapsed >= within * timing * 0.9, `recorded with timing ${timing}: ${elapsed.toFixed(1)} ms; the recorded pauses add up to ${within.toFixed(1)} ms`);
+  }
+});
