@@ -3,6 +3,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client as Client2, InMemoryTransport } from '@modelcontextprotocol/client';
 import {
   COALESCING_MODES,
   NO_RECORDED_MATCH,
@@ -69,4 +70,13 @@ export async function inProcess(file: string): Promise<void> {
   } catch (error) {
     if ((error as { code?: number }).code !== NO_RECORDED_MATCH) throw error;
   }
+}
+
+export async function withTheTwoXClient(file: string): Promise<void> {
+  const client = new Client2({ name: 'types-example', version: '1.0.0' });
+  await client.connect(replayTransport(file, { coalesce: 'random:1' }));
+  const [clientSide] = InMemoryTransport.createLinkedPair();
+  const recorded: InMemoryTransport = recordTransport(clientSide, 'memory.ndjson', { side: 'client', header: { note: 'x' } });
+  void recorded;
+  await client.close();
 }
