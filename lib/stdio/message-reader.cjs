@@ -328,6 +328,11 @@ class MessageReader {
   }
 }
 
+/** Whether `buffer` is one of this package's read buffers (either source): it reads through a MessageReader. */
+function isNativeReader(buffer) {
+  return buffer !== null && typeof buffer === 'object' && buffer._reader instanceof MessageReader;
+}
+
 function framingError(out, e) {
   return new StdioFramingError(out[e + BAD_MESSAGE], out[e + BAD_OFFSET], out[e + BAD_LINE], out[e + BAD_REASON]);
 }
@@ -363,4 +368,4 @@ function parseBatch(out, meta, count) {
   }
 }
 
-module.exports = { MessageReader, StdioFramingError, framerLimit, framerOptions };
+module.exports = { MessageReader, StdioFramingError, framerLimit, framerOptions, isNativeReader };
