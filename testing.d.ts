@@ -139,3 +139,169 @@ export interface WireTap {
  * `connect` (or after: it then taps the live transport).
  */
 export declare function tapWire(clientOrServer: object): WireTap;
+
+// ---- Record and replay (docs/record-replay.md)
+
+/** A coalescing mode of replay: one of {@link COALESCING_MODES}, `random` with a seed (`'random:42'`). */
+export type CoalescingMode = 'recorded' | 'separate' | 'all-in-one' | 'last-with-response' | `random:${string}`;
+
+/** The mode names: `recorded`, `separate`, `all-in-one`, `last-with-response`, `random` (used as `random:<seed>`). */
+export declare const COALESCING_MODES: readonly ['recorded', 'separate', 'all-in-one', 'last-with-response', 'random'];
+
+/** The JSON-RPC error code replay answers a request with when the cassette has no recorded match for it. */
+export declare const NO_RECORDED_MATCH: -32001;
+
+/** Absolute path of the replay server script (`node <path> CASSETTE --coalesce=MODE`). */
+export declare const REPLAY_SERVER_PATH: string;
+
+/** A cassette file: a path or a file: URL. */
+export type CassetteFile = string | URL;
+
+/** The first line of a cassette. */
+export interface CassetteHeader {
+  cassette: 'mcp-ordered-dispatch';
+  version: 1;
+  /** When the recording started (ISO 8601). */
+  recorded: string;
+  /** `bytes`: chunks as the proxy read them (record); `messages`: messages (recordTransport). */
+  level: 'bytes' | 'messages';
+  /** The server command and its arguments (record). */
+  command?: string;
+  args?: string[];
+  /** The recorded Transport's class name and which end it was (recordTransport). */
+  transport?: string;
+  side?: 'client' | 'server';
+  /** Set by redactCassette. */
+  redacted?: boolean;
+  [key: string]: unknown;
+}
+
+/** One event of a cassette after the header. */
+export interface CassetteEvent {
+  /** Milliseconds since the recording started. */
+  t: number;
+  /** Who sent it (absent on the exit event). */
+  from?: 'client' | 'server';
+  /** A chunk that is valid UTF-8. */
+  utf8?: string;
+  /** A chunk that is not. */
+  base64?: string;
+  /** The chunk's bytes (readCassette adds them for either kind of chunk). */
+  bytes?: Uint8Array;
+  /** One message (level `messages`). */
+  message?: unknown;
+  /** How the recorded server exited (record). */
+  exit?: { code: number | null; signal: string | null };
+}
+
+/** What readCassette returns: replayTransport and forEachCoalescing take it too. */
+export interface Cassette {
+  /** The file it was read from. */
+  name: string;
+  header: CassetteHeader;
+  events: CassetteEvent[];
+}
+
+/** Thrown by readCassette for a file that is not a cassette (or of another version). */
+export declare class CassetteError extends Error {
+  constructor(message: string);
+}
+
+/** Read a cassette file. */
+export declare function readCassette(file: CassetteFile): Cassette;
+
+/**
+ * Write a copy of `input` with every message passed through `fn`, which
+ * returns the message to keep (or `undefined` to keep the one it was given,
+ * changed in place or not). Resolves nothing: it is synchronous; returns how
+ * many messages changed.
+ */
+export declare function redactCassette(
+  input: CassetteFile | Cassette,
+  output: CassetteFile,
+  fn: (message: any, context: { from: 'client' | 'server'; t: number }) => unknown,
+): { changed: number };
+
+/** The part of an MCP SDK Transport that recordTransport and replayTransport use (1.x and 2.x alike). */
+export interface ReplayableTransport {
+  start(): Promise<void>;
+  send(message: any, options?: any): Promise<void>;
+  close(): Promise<void>;
+  onmessage?: ((message: any, extra?: any) => void) | undefined;
+  onclose?: (() => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+}
+
+export interface RecordTransportOptions {
+  /** Which end the transport is: `client` (default; what it sends is from the client) or `server`. */
+  side?: 'client' | 'server';
+  /** More fields for the header line. */
+  header?: Record<string, unknown>;
+}
+
+/**
+ * Record an SDK Transport's messages (Streamable HTTP, SSE, WebSocket,
+ * in-memory, stdio) into a cassette at `file`. Wraps `transport` in place and
+ * returns it: `client.connect(recordTransport(transport, 'session.ndjson'))`.
+ */
+export declare function recordTransport<T extends ReplayableTransport>(transport: T, file: CassetteFile, options?: RecordTransportOptions): T;
+
+export interface ReplayOptions {
+  /** Default `'separate'`. */
+  coalesce?: CoalescingMode;
+  /**
+   * How two separate writes are kept apart: over stdio `'ping'` (default: a
+   * server-to-client ping whose answer proves the client read what came
+   * before), `'immediate'` (a macrotask) or milliseconds. In process, always
+   * a macrotask (or the milliseconds).
+   */
+  gap?: 'ping' | 'immediate' | number;
+  /** In `recorded` mode, wait the recorded time between chunks (`true`), or that time scaled by this factor. */
+  timing?: boolean | number;
+}
+
+/**
+ * The command that serves a replay of `cassette` on stdio, for
+ * StdioClientTransport: `new StdioClientTransport(replayServerCommand('session.ndjson', { coalesce: 'all-in-one' }))`.
+ */
+export declare function replayServerCommand(cassette: CassetteFile, options?: ReplayOptions): RawServerCommand;
+
+/** An in-process Transport replaying `cassette`: `client.connect(replayTransport('session.ndjson'))`. */
+export declare function replayTransport(cassette: CassetteFile | Cassette, options?: ReplayOptions): ReplayableTransport;
+
+/** What forEachCoalescing hands the test for each mode. */
+export interface ReplayServerParams extends RawServerCommand {
+  /** The same replay in process (non-enumerable). */
+  transport(): ReplayableTransport;
+}
+
+export interface ForEachCoalescingOptions {
+  /** The modes to run (default: separate, all-in-one, last-with-response, recorded, random:1, random:2, random:3); `separate` always runs, first. */
+  modes?: CoalescingMode[];
+  gap?: ReplayOptions['gap'];
+  timing?: ReplayOptions['timing'];
+  /** Throws when `actual` differs from `expected` (default: node:assert's deepStrictEqual). */
+  compare?: (actual: unknown, expected: unknown) => void;
+}
+
+/** The Error forEachCoalescing rejects with. */
+export interface CoalescingMismatch extends Error {
+  /** The first mode whose result differs from `separate`'s (or that threw). */
+  mode: string;
+  /** Every mode that differs. */
+  modes: string[];
+  /** The results of the modes that ran to the end. */
+  results: Record<string, unknown>;
+}
+
+/**
+ * Run `test` once per coalescing mode against a replay of `cassette`, and
+ * resolve with every mode's result when each deep-equals the result of
+ * `separate`; otherwise reject with a {@link CoalescingMismatch} naming the
+ * first mode that differs and how.
+ */
+export declare function forEachCoalescing<R>(
+  cassette: CassetteFile,
+  test: (serverParams: ReplayServerParams, mode: CoalescingMode) => R | Promise<R>,
+  options?: ForEachCoalescingOptions,
+): Promise<Record<string, R>>;

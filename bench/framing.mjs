@@ -260,7 +260,7 @@ function benchHandoff(count, runs) {
     rb.append(chunk);
     for (let m; (m = rb.readMessage()) !== null; ) {
       messages.push(m);
-      codes.push(rb.handoff.code);
+      codes.push(rb._handoff.code);
     }
   }
   const d = new Dispatcher({ sdk: 1, onResponse() {}, onRequest() {}, onNotification() {}, onInvalid() {}, onError() {} });
@@ -268,8 +268,8 @@ function benchHandoff(count, runs) {
   const loop = (enabled, dispatch) => {
     const t0 = now();
     for (let i = 0; i < messages.length; i++) {
-      rb.handoff.message = messages[i];
-      rb.handoff.code = codes[i];
+      rb._handoff.message = messages[i];
+      rb._handoff.code = codes[i];
       if (dispatch) {
         if (enabled) d._dispatchFrom(rb, messages[i], undefined);
         else d.dispatch(messages[i], undefined);
@@ -285,7 +285,7 @@ function benchHandoff(count, runs) {
     off.push(loop(false, true));
     on.push(loop(true, true));
   }
-  rb.handoff.message = undefined;
+  rb._handoff.message = undefined;
   const ns = (ms) => ((ms - Math.min(...base)) * 1e6) / messages.length;
   return { messages: messages.length, gathered: ns(Math.min(...off)), handedOff: ns(Math.min(...on)) };
 }

@@ -2,6 +2,8 @@
 'use strict';
 // npx mcp-ordered-dispatch doctor [--cwd=DIR] [--json] [--pairs=N]
 // npx mcp-ordered-dispatch raw-server [--mode=M] [--progress=N] [--gap=G]
+// npx mcp-ordered-dispatch record --out FILE -- COMMAND [ARGS...]
+// npx mcp-ordered-dispatch replay CASSETTE [--coalesce=MODE] [--gap=G] [--timing[=SCALE]]
 
 const USAGE = `Usage:
   mcp-ordered-dispatch doctor [--cwd=DIR] [--json] [--pairs=N]
@@ -12,6 +14,14 @@ const USAGE = `Usage:
   mcp-ordered-dispatch raw-server [--mode=M] [--progress=N] [--gap=ping|immediate|MS]
       Serve the raw (SDK-free) MCP test server on stdin/stdout. Modes:
       separate, last-with-response, all-in-one, terminal-after-result, never-issued.
+  mcp-ordered-dispatch record --out FILE [--] COMMAND [ARGS...]
+      Start the stdio MCP server COMMAND and pass every byte through, both
+      ways, unchanged, writing each chunk to the cassette FILE (ndjson).
+      Put it in place of the server command in the host's configuration.
+      Exits with the server's exit code; stderr and signals go through.
+  mcp-ordered-dispatch replay CASSETTE [--coalesce=MODE] [--gap=ping|immediate|MS] [--timing[=SCALE]]
+      Serve the recorded answers of CASSETTE on stdin/stdout to a live client.
+      Modes: recorded, separate, all-in-one, last-with-response, random:SEED.
 `;
 
 const DOCTOR_OPTIONS = { cwd: 'value', pairs: 'value', json: 'flag', help: 'flag' };
@@ -59,6 +69,12 @@ async function main(argv) {
       return doctorCommand(rest);
     case 'raw-server':
       await require('../lib/testing/raw-server.cjs').main(rest);
+      return undefined;
+    case 'record':
+      await require('../lib/testing/record.cjs').main(rest);
+      return undefined;
+    case 'replay':
+      await require('../lib/testing/replay.cjs').main(rest);
       return undefined;
     case undefined:
     case '-h':

@@ -15,7 +15,7 @@
 // message (another object, a stock read buffer, a message the transport
 // changed or made) is dispatched as any message is.
 //
-// A read buffer holds its Handoff as its `handoff` field (an own field, so
+// A read buffer holds its Handoff as its `_handoff` field (an own field, so
 // no accessor on Object.prototype sees it).
 
 class Handoff {
@@ -31,7 +31,7 @@ class Handoff {
  * for `message`, taken (once), or 0 when it offered none for this very object.
  */
 function takeHandoff(source, message) {
-  const handoff = typeof source === 'object' && source !== null ? source.handoff : undefined;
+  const handoff = typeof source === 'object' && source !== null ? source._handoff : undefined;
   if (!(handoff instanceof Handoff) || message !== handoff.message || message === undefined) return 0;
   handoff.message = undefined;
   handoff.hits++;

@@ -7,7 +7,7 @@
 // (lib/stdio/handoff.cjs). What it keeps exactly as the SDK does is described
 // at the top of lib/stdio/read-buffer.cjs.
 //
-// A source is what made the results: { rawText(index), recheck(index) } for
+// A source is what made the results: { _entryText(index), _entryRecheck(index) } for
 // an entry of its last result - the line's raw text where the handed-over
 // text differs from it (or undefined), and the framer's checking path's
 // verdict on a line whose body JSON.parse refused (an `out`, undefined for a
@@ -193,7 +193,7 @@ class MessageReader {
   // line's { message, error } (_badLine), or, should that path accept what
   // V8 refused, an error.
   _recheck(index, parseError) {
-    const out = this._source.recheck(index);
+    const out = this._source._entryRecheck(index);
     if (out === undefined) return { message: null, error: undefined };
     const entries = out === null ? null : out[OUT_ENTRIES];
     if (entries === null || entries[ENTRY_CODE] > 0) {
@@ -247,7 +247,7 @@ class MessageReader {
       try {
         // The line's text as it came (the handed-over text may have escapes
         // instead of characters beyond ASCII, which an SDK error could quote).
-        const text = this._source.rawText(k / ENTRY_SIZE) ?? out[s].slice(meta[k + ENTRY_START], meta[k + ENTRY_END]);
+        const text = this._source._entryText(k / ENTRY_SIZE) ?? out[s].slice(meta[k + ENTRY_START], meta[k + ENTRY_END]);
         message = this._asSdkParses(message, text);
       } catch (sdkError) {
         error = sdkError;
@@ -328,6 +328,11 @@ class MessageReader {
   }
 }
 
+/** Whether `buffer` is one of this package's read buffers (either source): it reads through a MessageReader. */
+function isNativeReader(buffer) {
+  return buffer !== null && typeof buffer === 'object' && buffer._reader instanceof MessageReader;
+}
+
 function framingError(out, e) {
   return new StdioFramingError(out[e + BAD_MESSAGE], out[e + BAD_OFFSET], out[e + BAD_LINE], out[e + BAD_REASON]);
 }
@@ -363,4 +368,4 @@ function parseBatch(out, meta, count) {
   }
 }
 
-module.exports = { MessageReader, StdioFramingError, framerLimit, framerOptions };
+module.exports = { MessageReader, StdioFramingError, framerLimit, framerOptions, isNativeReader };

@@ -26,6 +26,11 @@ function readBuffer() {
   return require('./read-buffer.cjs');
 }
 
+/** Whether a transport's read buffer is one of ours (NativeReadBuffer or ThreadReadBuffer). */
+function isNativeReadBuffer(buffer) {
+  return require('./message-reader.cjs').isNativeReader(buffer);
+}
+
 function describe(Transport, source) {
   return describeSource(source, typeof Transport === 'function' && Transport.name ? Transport.name : 'this class');
 }
@@ -66,7 +71,7 @@ function schemasDiffer(Reference, sdk) {
 function useNativeReadBuffer(transport, record) {
   const stock = adapter.readBufferOf(transport);
   const { NativeReadBuffer } = readBuffer();
-  if (stock === undefined || stock instanceof NativeReadBuffer) return;
+  if (stock === undefined || isNativeReadBuffer(stock)) return;
   const { maxBufferSize, held, generation, Reference } = adapter.stockReadBuffer(stock);
   const sdk = record.sdk ?? generation;
   // offThread (lib/stdio/thread-read-buffer.cjs): framed on a worker thread, delivered to this transport.
@@ -260,6 +265,7 @@ module.exports = {
   applyStdioPlan,
   patchStdioTransports,
   patchStdioExports,
+  isNativeReadBuffer,
   // exposed for tests and benches
   _useNativeReadBuffer: useNativeReadBuffer,
 };

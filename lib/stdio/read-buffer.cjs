@@ -83,7 +83,7 @@ class NativeReadBuffer {
   _framer = undefined;
   _reader = undefined;
   // The message reader's, for the Dispatcher (lib/stdio/handoff.cjs).
-  handoff = undefined;
+  _handoff = undefined;
 
   constructor(options = {}) {
     this._maxBufferSize = options.maxBufferSize ?? DEFAULT_MAX_BUFFER_SIZE;
@@ -95,18 +95,18 @@ class NativeReadBuffer {
       checkBodies: false,
     });
     this._reader = new MessageReader(options, this);
-    this.handoff = this._reader.handoff;
+    this._handoff = this._reader.handoff;
   }
 
   // The message reader's source (lib/stdio/message-reader.cjs): the raw
   // text of the last push's entry `index` where the handed-over text differs
   // from it (escapes in place of characters beyond ASCII), else undefined;
   // and the framer's checking path's verdict on it.
-  rawText(index) {
+  _entryText(index) {
     return this._framer.text(index);
   }
 
-  recheck(index) {
+  _entryRecheck(index) {
     return this._framer.recheck(index);
   }
 

@@ -81,7 +81,7 @@ class ThreadReadBuffer {
   _maxBufferSize = adapter.DEFAULT_MAX_BUFFER_SIZE;
   // The message reader, and its hand-off for the Dispatcher (lib/stdio/handoff.cjs).
   _reader = undefined;
-  handoff = undefined;
+  _handoff = undefined;
   // The addon's StdioThreadReader: the worker and its queue of pieces.
   _worker = undefined;
   _transport = undefined;
@@ -113,7 +113,7 @@ class ThreadReadBuffer {
     this._limited = Number.isFinite(this._maxBufferSize);
     this._worker = new Worker(framer.sdk, framer.maxMessageSize, BLANK_LINES[framer.blankLines], framer.strict, maxBatchBytes, maxBatchMessages, inlineMax);
     this._reader = new MessageReader(options, this);
-    this.handoff = this._reader.handoff;
+    this._handoff = this._reader.handoff;
     this._transport = options.transport;
     const pump = () => this._pump();
     // Called by the worker's threadsafe function (through a weak reference).
@@ -124,11 +124,11 @@ class ThreadReadBuffer {
   // The message reader's source (lib/stdio/message-reader.cjs): the
   // worker's pieces carry each line's own text (no escapes), and it checked
   // every line's body, so JSON.parse refusing one is no case for a recheck.
-  rawText() {
+  _entryText() {
     return undefined;
   }
 
-  recheck() {
+  _entryRecheck() {
     return null;
   }
 

@@ -1,10 +1,16 @@
 'use strict';
 // mcp-ordered-dispatch/testing: helpers for tests that prove MCP messages are
-// handled in wire order (the raw coalescing server, and the wire tap).
+// handled in wire order (the raw coalescing server, and the wire tap), and
+// record/replay of real sessions under every coalescing mode (docs/record-replay.md).
 
 const path = require('node:path');
 const raw = require('./raw-server.cjs');
 const { tapWire } = require('./wire-tap.cjs');
+const { readCassette, redactCassette, CassetteError } = require('./cassette.cjs');
+const { recordTransport } = require('./record.cjs');
+const { replayServerCommand, replayTransport, REPLAY_SERVER_PATH, NO_RECORDED_MATCH } = require('./replay.cjs');
+const { COALESCING_MODES } = require('./coalesce.cjs');
+const { forEachCoalescing } = require('./for-each-coalescing.cjs');
 
 const RAW_SERVER_PATH = path.join(__dirname, 'raw-server.cjs');
 /** The start of the message the SDK gives onerror when a progress notification finds no handler. */
@@ -42,4 +48,14 @@ module.exports = {
   FABRICATED_TOKEN,
   UNKNOWN_PROGRESS_TOKEN,
   tapWire,
+  readCassette,
+  redactCassette,
+  CassetteError,
+  recordTransport,
+  replayServerCommand,
+  replayTransport,
+  REPLAY_SERVER_PATH,
+  NO_RECORDED_MATCH,
+  COALESCING_MODES,
+  forEachCoalescing,
 };

@@ -2,7 +2,7 @@
 // mcp-ordered-dispatch/testing the way a user's test would (imported by the
 // package's own name, so through its `exports` map), and must compile with
 // `tsc --noEmit --strict`; testing.d.ts itself must check too. README's
-// examples compile the same way (test/package/support/readme-examples.mjs), and the
+// examples compile the same way (test/support/readme-examples.mjs), and the
 // declarations name exactly what the package exports at run time, down to
 // the members of its classes (the native ones from the built addon).
 import { test } from 'node:test';
@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { spawnSync } from 'node:child_process';
-import { ROOT, tsc, compileExamples, compiledExamples, examplesIn } from './support/readme-examples.mjs';
+import { ROOT, tsc, compileExamples, compiledExamples, examplesIn } from '../support/readme-examples.mjs';
 import { declaredSurface, runtimeMembers, runtimeStatics, missing } from './support/declarations.mjs';
 
 const require = createRequire(import.meta.url);

@@ -80,6 +80,7 @@ test('the release workflow builds, tests and publishes the 8 targets of package.
     assert.ok(yml.split(`target: ${target}\n`).length - 1 >= 2, `${target} is built and tested`);
   }
   assert.match(yml, /id-token: write/);
-  assert.match(yml, /npm publish --provenance/);
+  assert.match(yml, /npm publish \.\/npm-pack-tmp\/main --provenance/);
+  assert.match(yml, /node scripts\/pack\.cjs --stage/);
   assert.match(yml, /napi prepublish/);
 });

@@ -49,7 +49,7 @@ test('discovery: aliased copies are found by the name in their package.json; isS
     assert.ok(found.includes(expected), `${expected} not in ${JSON.stringify(found)}`);
   }
   assert.equal(isSdkModuleFile(path.join(ROOT, 'node_modules', 'sdk-1-oldest', 'dist', 'shared', 'protocol.js')), true);
-  assert.equal(isSdkModuleFile(new URL('../node_modules/client-2-oldest/dist/index.mjs', import.meta.url).href), true);
+  assert.equal(isSdkModuleFile(new URL('../../node_modules/client-2-oldest/dist/index.mjs', import.meta.url).href), true);
   assert.equal(isSdkModuleFile(path.join(ROOT, 'node_modules', 'zod', 'index.js')), false);
   assert.equal(isSdkModuleFile(path.join(ROOT, 'lib', 'patch', 'protocol.cjs')), false);
   assert.equal(isSdkModuleFile('node:fs'), false);

@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { generator, rng } from './support/jsonrpc-gen.mjs';
 
 const require = createRequire(import.meta.url);
-const { patchStdioTransport } = require('../../lib/stdio/patch.cjs');
+const { patchStdioTransport, isNativeReadBuffer } = require('../../lib/stdio/patch.cjs');
 const { NativeReadBuffer } = require('../../lib/stdio/read-buffer.cjs');
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -169,7 +169,7 @@ async function run(Transport, writes, { maxBufferSize }) {
   };
   try {
     await transport.start();
-    seen.native = transport._readBuffer instanceof NativeReadBuffer;
+    seen.native = isNativeReadBuffer(transport._readBuffer);
     let received = 0;
     let next = 0;
     let done;

@@ -139,7 +139,7 @@ for (const { generation, build } of FLAVORS) {
         assert.equal(error.name, 'StdioFramingError');
         assert.match(error.message, new RegExp(`byte offset ${error.offset}\\b`));
       }
-      assert.ok(transport._readBuffer.handoff.hits > 0, 'the Dispatcher took the framer\'s classification');
+      assert.ok(transport._readBuffer._handoff.hits > 0, 'the Dispatcher took the framer\'s classification');
       // The connection is still usable.
       await client.ping();
     } finally {

@@ -12,7 +12,7 @@ import { drainMessages } from './support/read-buffer.mjs';
 
 const require = createRequire(import.meta.url);
 const stdio = require('../../lib/stdio/patch.cjs');
-const { patchStdioTransport, isStdioPatched, findStdioTransports, patchStdioTransports, patchStdioExports } = stdio;
+const { patchStdioTransport, isStdioPatched, findStdioTransports, patchStdioTransports, patchStdioExports, isNativeReadBuffer } = stdio;
 const { NativeReadBuffer } = require('../../lib/stdio/read-buffer.cjs');
 const { stdioClassesDefinedIn } = require('../../lib/adapters/modules.cjs');
 
@@ -143,7 +143,7 @@ async function runServer(StdioServerTransport, parts, options) {
   transport.onerror = (e) => seen.errors.push(e);
   transport.onclose = () => seen.closed++;
   await transport.start();
-  seen.native = transport._readBuffer instanceof NativeReadBuffer;
+  seen.native = isNativeReadBuffer(transport._readBuffer);
   for (const part of parts) {
     stdin.write(part);
     await tick();
@@ -376,7 +376,7 @@ test('install({ strict: true }) frames the SDK\'s stdio transports strictly; ins
     transport.onmessage = (m) => out.push(m.params.data);
     transport.onerror = (e) => out.push(`${e.name}: ${e.reason}`);
     await transport.start();
-    assert.ok(transport._readBuffer instanceof NativeReadBuffer);
+    assert.ok(isNativeReadBuffer(transport._readBuffer));
     stdin.write(latin1);
     await tick();
     await transport.close();
@@ -430,8 +430,8 @@ test('every SDK release\'s stock ReadBuffer against the native one that replaces
     const { ReadBuffer } = await load();
     const transport = { _readBuffer: new ReadBuffer() };
     stdio._useNativeReadBuffer(transport, { sdk });
-    assert.ok(transport._readBuffer instanceof NativeReadBuffer);
-    assert.equal(transport._readBuffer._verify, verify, `${version}: schemas differ from the framer's`);
+    assert.ok(isNativeReadBuffer(transport._readBuffer));
+    assert.equal(transport._readBuffer._reader._verify, verify, `${version}: schemas differ from the framer's`);
     const want = run(new ReadBuffer());
     assert.ok(want.filter((x) => typeof x === 'object').length > 1300, version);
     assert.deepStrictEqual(run(transport._readBuffer), want, version);

@@ -1,7 +1,8 @@
 // The packing contract, shared by test/package/pack.test.mjs and test/package/registry.test.mjs:
-// `npm pack` at the root makes the main tarball (its `prepare` builds the addon
-// and stages this machine's platform package in npm/<abi>/), then `npm pack`
-// in npm/<abi>/ makes the platform tarball.
+// scripts/pack.cjs makes the main tarball from a staged copy with a user's
+// package.json (no scripts); `npm install` in this clone has built the addon
+// and staged this machine's platform package in npm/<abi>/ (`prepare`), where
+// `npm pack` makes the platform tarball.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -35,7 +36,9 @@ export function sh(cmd, args, { cwd, env = {}, allowFail = false, timeout = 300_
 
 /** Pack the main and this platform's package into `dest`; returns both tarball paths. */
 export function packBoth(dest) {
-  const log = sh(NPM, ['pack', '--pack-destination', dest], { cwd: ROOT }).out;
+  // The build is current and npm/<abi>/ staged with it (what `npm install`'s `prepare` did).
+  sh(process.execPath, [path.join(ROOT, 'scripts', 'build.cjs'), '--prebuild'], { cwd: ROOT });
+  const log = sh(process.execPath, [path.join(ROOT, 'scripts', 'pack.cjs'), '--dest', dest], { cwd: ROOT }).out;
   const main = path.join(dest, `${PKG.name}-${PKG.version}.tgz`);
   if (!fs.existsSync(main)) throw new Error(`npm pack did not write ${main}:\n${log}`);
   const platformDir = platform.npmDirOf(ABI);

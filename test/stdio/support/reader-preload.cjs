@@ -14,7 +14,7 @@ const stdio = require('../../../lib/stdio/patch.cjs');
 const { ThreadReadBuffer } = require('../../../lib/stdio/thread-read-buffer.cjs');
 
 const MODES = {
-  pieces: { offThread: { maxBatchBytes: 2048, maxBatchMessages: 5, inlineMax: 0 }, Buffer: ThreadReadBuffer, counted: '_use' },
+  pieces: { offThread: { maxBatchBytes: 2048, maxBatchMessages: 5, inlineMax: 0 }, Buffer: ThreadReadBuffer, counted: '_deliver' },
   'main-thread': { offThread: false, Buffer: require('../../../lib/stdio/read-buffer.cjs').NativeReadBuffer, counted: 'append' },
 };
 const mode = MODES[process.env.READER_PRELOAD];

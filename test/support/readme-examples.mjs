@@ -10,7 +10,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TSC = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
 const COMPILED = { js: '.mjs', mjs: '.mjs', cjs: '.cjs', javascript: '.mjs', ts: '.mts', mts: '.mts', cts: '.cts', typescript: '.mts' };

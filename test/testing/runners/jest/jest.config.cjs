@@ -1,0 +1,6 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  setupFiles: ['mcp-ordered-dispatch/register'],
+  transform: {},
+};
