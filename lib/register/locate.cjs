@@ -40,14 +40,28 @@ for (const p of PUNCTUATORS) {
 }
 const MODIFIERS = new Set(['static', 'async', 'get', 'set', 'accessor']);
 
+// ASCII character classes by table (the lexer's hot loop): 1 space, 2 name start, 4 digit.
+const SPACE = 1;
+const NAME = 2;
+const DIGIT = 4;
+const ASCII = new Uint8Array(128);
+for (const c of [32, 9, 10, 13, 11, 12]) ASCII[c] = SPACE;
+for (let c = 97; c <= 122; c++) ASCII[c] = NAME;
+for (let c = 65; c <= 90; c++) ASCII[c] = NAME;
+for (const c of [36, 95, 92]) ASCII[c] = NAME;
+for (let c = 48; c <= 57; c++) ASCII[c] = DIGIT;
+
+function isSpace(c) {
+  if (c < 128) return c >= 0 && ASCII[c] === SPACE;
+  return c === 0xa0 || c === 0xfeff || c === 0x2028 || c === 0x2029 || (c >= 0x2000 && c <= 0x200a) || c === 0x1680 || c === 0x202f || c === 0x205f || c === 0x3000;
+}
 function isIdStart(c) {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 36 || c === 95 || c === 92 || (c >= 0x80 && !isSpace(c));
+  if (c < 128) return c >= 0 && ASCII[c] === NAME;
+  return !isSpace(c);
 }
 function isIdPart(c) {
-  return isIdStart(c) || (c >= 48 && c <= 57);
-}
-function isSpace(c) {
-  return c === 32 || c === 9 || c === 10 || c === 13 || c === 11 || c === 12 || c === 0xa0 || c === 0xfeff || c === 0x2028 || c === 0x2029 || (c >= 0x2000 && c <= 0x200a) || c === 0x1680 || c === 0x202f || c === 0x205f || c === 0x3000;
+  if (c < 128) return c >= 0 && (ASCII[c] & (NAME | DIGIT)) !== 0;
+  return !isSpace(c);
 }
 
 class LexError extends Error {}
@@ -233,12 +247,17 @@ function lex(src) {
     if (c === 47) {
       const d = src.charCodeAt(i + 1);
       if (d === 47) {
-        i += 2;
-        while (i < n) {
-          const e = src.charCodeAt(i);
-          if (e === 10 || e === 13 || e === 0x2028 || e === 0x2029) break;
-          i++;
+        // to the end of the line (\n; a lone \r, \u2028 or \u2029 ends it too)
+        const nl = src.indexOf('\n', i + 2);
+        let end = nl < 0 ? n : nl;
+        for (let j = i + 2; j < end; j++) {
+          const e = src.charCodeAt(j);
+          if (e === 13 || e === 0x2028 || e === 0x2029) {
+            end = j;
+            break;
+          }
         }
+        i = end;
         continue;
       }
       if (d === 42) {
@@ -274,26 +293,21 @@ function lex(src) {
       }
     }
     if (c === 39 || c === 34) {
+      // Its value as written (escapes undecoded: the names looked for have none).
       const start = i;
       let j = i + 1;
-      let value = '';
-      let plain = j;
       for (;;) {
         if (j >= n) throw new LexError('unterminated string');
         const e = src.charCodeAt(j);
         if (e === c) break;
         if (e === 92) {
-          value += src.slice(plain, j);
           j += 2;
-          plain = j;
-          value += '\\';
           continue;
         }
         if (e === 10 || e === 13) throw new LexError('unterminated string');
         j++;
       }
-      value += src.slice(plain, j);
-      emit('str', value, start);
+      emit('str', src.slice(i + 1, j), start);
       i = j + 1;
       continue;
     }

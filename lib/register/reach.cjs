@@ -21,8 +21,9 @@
 // Without register the block does nothing.
 //
 // Safe by construction: a module is changed only where the locate step found
-// such a class; the changed source is lexed again and must show the same
-// classes, each holding its block (a CommonJS one is also compiled, unrun);
+// such a class; each changed class, lexed again on its own, must show the
+// same members with its block first, and must compile in V8 (compiled, not
+// run; see verify());
 // any failure returns undefined, and the module loads exactly as it was.
 // What the locate step found is cached per content hash (sha256) in a
 // directory (MCP_ORDERED_DISPATCH_CACHE_DIR, else one under os.tmpdir());
@@ -36,7 +37,7 @@ const { locateClasses } = require('./locate.cjs');
 const { classOfMembers } = require('../adapters/shape.cjs');
 
 /** Bump when what the locate step finds, or what is inserted, changes: old cache entries are then not read. */
-const CACHE_VERSION = 'reach-2';
+const CACHE_VERSION = 'reach-3';
 
 function cacheDir() {
   const configured = process.env.MCP_ORDERED_DISPATCH_CACHE_DIR;
@@ -100,28 +101,34 @@ function apply(text, at, file) {
 }
 
 /**
- * Whether `changed` (= apply(text, at)) still lexes, with the same classes
- * as `text`, each insertion now the first element of its class, and (for a
- * CommonJS module) compiles.
+ * Whether `changed` (= apply(text, at)) is still sound. A block is one
+ * balanced run of tokens ending in `}`, put right after a class body's `{`:
+ * after either brace the lexer reads what follows alike (a `/` starts a
+ * regular expression after both), so the rest of the module lexes as it
+ * did, and what is left to prove is each changed class itself: lexed on its
+ * own, it must be one class with the same members and the block as its
+ * first element, and it must compile in V8 as a class expression (compiled,
+ * not run).
  */
-function verify(text, changed, at, file, format) {
-  const before = locateClasses(text);
-  const after = locateClasses(changed);
-  if (before === undefined || after === undefined || after.length !== before.length) return false;
-  // Classes are listed in the order their bodies open; a block inserted at
-  // a body's `{` moves every later offset by its length, not that body's own.
+function verify(before, changed, at, file) {
+  const vm = require('node:vm');
+  const byOpen = new Map(before.map((cls) => [cls.open, cls]));
   let shift = 0;
-  let k = 0;
-  for (let c = 0; c < before.length; c++) {
-    const open = before[c].open;
-    while (k < at.length && at[k][0] < open) shift += block(at[k][1], at[k][2], file).length, k++;
-    if (after[c].open !== open + shift) return false;
-    if (after[c].methods.size !== before[c].methods.size || after[c].sets.size !== before[c].sets.size || after[c].extends !== before[c].extends) return false;
-    if (k < at.length && at[k][0] === open && !changed.startsWith(block(at[k][1], at[k][2], file), after[c].open)) return false;
-  }
-  if (format === 'commonjs') {
+  for (const [offset, kind, generation] of at) {
+    const cls = byOpen.get(offset);
+    const inserted = block(kind, generation, file);
+    if (cls === undefined || cls.end < 0) return false;
+    const start = cls.start + shift;
+    const end = cls.end + shift + inserted.length;
+    const text = changed.slice(start, end);
+    shift += inserted.length;
+    const alone = locateClasses(text);
+    const top = alone?.[0];
+    if (top === undefined || top.start !== 0 || top.end !== text.length || top.extends) return false;
+    if (top.methods.size !== cls.methods.size || top.sets.size !== cls.sets.size) return false;
+    if (!text.startsWith(inserted, top.open)) return false;
     try {
-      require('node:vm').compileFunction(changed, ['exports', 'require', 'module', '__filename', '__dirname']);
+      new vm.Script(`(${text})`);
     } catch {
       return false;
     }
@@ -142,9 +149,10 @@ function reachSource(source, file, format, globalName) {
     const text = typeof source === 'string' ? source : Buffer.from(source.buffer ?? source, source.byteOffset ?? 0, source.byteLength).toString('utf8');
     const key = crypto.createHash('sha256').update(CACHE_VERSION).update(text).digest('hex');
     let at = readCache(key);
-    let verified = at !== undefined;
+    const verified = at !== undefined;
+    let classes;
     if (at === undefined) {
-      const classes = locateClasses(text);
+      classes = locateClasses(text);
       at = classes === undefined ? [] : insertionsOf(classes);
     }
     if (at.length === 0) {
@@ -154,7 +162,7 @@ function reachSource(source, file, format, globalName) {
     const changed = apply(text, at, file);
     if (!verified) {
       // Cached only once proven; proven with this module's file name, the same shape for any.
-      if (!verify(text, changed, at, file, format)) {
+      if (!verify(classes, changed, at, file)) {
         writeCache(key, []);
         return undefined;
       }

@@ -1,0 +1,111 @@
+// What the search by shape (lib/register/reach.cjs) costs:
+//   1. the prefilter every module takes, in ms per MB of source, over the
+//      source files of packages without the SDK (typescript, webpack);
+//   2. the locate step (lexing a bundle that holds the SDK), ms per MB, cold;
+//   3. startup of a process that loads a multi-MB bundle holding the SDK
+//      (a 2.x client app bundled by esbuild together with typescript):
+//      stock, and under --import register with a cold cache (a new cache
+//      directory per run) and a warm one. Median of RUNS runs each.
+//
+//   node bench/reach.mjs [--runs=N]
+//
+// Not run by the tests (the machine's load changes the numbers).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const RUNS = Number(process.argv.find((a) => a.startsWith('--runs='))?.slice(7) ?? 7);
+const modules = require('../lib/adapters/modules.cjs');
+const { locateClasses } = require('../lib/register/locate.cjs');
+
+function* sources(dir) {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== 'node_modules') yield* sources(file);
+    } else if (/\.[cm]?js$/.test(entry.name)) yield file;
+  }
+}
+
+function best(n, fn) {
+  let min = Infinity;
+  for (let i = 0; i < n; i++) {
+    const t = process.hrtime.bigint();
+    fn();
+    min = Math.min(min, Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  return min;
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+// 1. prefilter
+const files = ['typescript', 'webpack'].flatMap((name) => [...sources(path.join(ROOT, 'node_modules', name))]);
+const buffers = files.map((f) => fs.readFileSync(f));
+const strings = buffers.map((b) => b.toString('utf8'));
+const mb = buffers.reduce((n, b) => n + b.length, 0) / 1e6;
+let passed = 0;
+for (const b of buffers) if (modules.mayDefineSdkClass(b)) passed++;
+const bufferMs = best(10, () => {
+  for (const b of buffers) modules.mayDefineSdkClass(b);
+});
+const stringMs = best(10, () => {
+  for (const s of strings) modules.mayDefineSdkClass(s);
+});
+
+// 2 and 3: a multi-MB bundle holding the SDK.
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-bench-reach-'));
+const rows = [];
+try {
+  const entry = path.join(dir, 'app.mjs');
+  fs.writeFileSync(
+    entry,
+    "import { Client } from '@modelcontextprotocol/client';\nimport { StdioClientTransport } from '@modelcontextprotocol/client/stdio';\nimport ts from 'typescript';\n" +
+      "const c = new Client({ name: 'bench', version: '0' }, { capabilities: {} });\nconsole.log(typeof c.connect, typeof StdioClientTransport, typeof ts.createSourceFile);\n",
+  );
+  const bundle = path.join(dir, 'app.bundle.cjs');
+  require('esbuild').buildSync({ entryPoints: [entry], bundle: true, platform: 'node', format: 'cjs', outfile: bundle, nodePaths: [path.join(ROOT, 'node_modules')], logLevel: 'silent' });
+  const text = fs.readFileSync(bundle, 'utf8');
+  const bundleMb = Buffer.byteLength(text) / 1e6;
+  const locateMs = best(3, () => locateClasses(text));
+
+  const run = (args, cacheDir) => {
+    const env = { ...process.env, MCP_ORDERED_DISPATCH_CACHE_DIR: cacheDir };
+    delete env.NODE_OPTIONS;
+    const t = process.hrtime.bigint();
+    const r = spawnSync(process.execPath, [...args, bundle], { env, encoding: 'utf8' });
+    const ms = Number(process.hrtime.bigint() - t) / 1e6;
+    if (r.status !== 0 || r.stderr !== '') throw new Error(`run failed: ${r.stderr}`);
+    return ms;
+  };
+  const register = ['--import', path.join(ROOT, 'register.mjs')];
+  const stock = [];
+  const cold = [];
+  const warm = [];
+  const warmDir = path.join(dir, 'warm');
+  run(register, warmDir); // fills the warm cache
+  for (let i = 0; i < RUNS; i++) {
+    stock.push(run([], path.join(dir, 'unused')));
+    cold.push(run(register, path.join(dir, `cold-${i}`)));
+    warm.push(run(register, warmDir));
+  }
+  rows.push(
+    ['prefilter (Buffer source)', `${(bufferMs / mb).toFixed(3)} ms/MB`, `${files.length} files, ${mb.toFixed(1)} MB of typescript + webpack; ${passed} passed`],
+    ['prefilter (string source)', `${(stringMs / mb).toFixed(3)} ms/MB`, 'same files, decoded'],
+    ['locate step (cold, lexing)', `${(locateMs / bundleMb).toFixed(1)} ms/MB`, `${bundleMb.toFixed(1)} MB bundle: 2.x client + typescript (esbuild, cjs)`],
+    ['startup, stock', `${median(stock).toFixed(0)} ms`, `median of ${RUNS}`],
+    ['startup, register, cold cache', `${median(cold).toFixed(0)} ms`, `x${(median(cold) / median(stock)).toFixed(2)} of stock`],
+    ['startup, register, warm cache', `${median(warm).toFixed(0)} ms`, `x${(median(warm) / median(stock)).toFixed(2)} of stock`],
+  );
+} finally {
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+console.log(`node ${process.version}, ${os.cpus().length} cpus, load ${os.loadavg()[0].toFixed(1)}\n`);
+console.log('| measure | value | notes |\n|---|---|---|');
+for (const [a, b, c] of rows) console.log(`| ${a} | ${b} | ${c} |`);
