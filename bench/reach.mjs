@@ -4,8 +4,9 @@
 //   2. the locate step (lexing a bundle that holds the SDK), ms per MB, cold;
 //   3. startup of a process that loads a multi-MB bundle holding the SDK
 //      (a 2.x client app bundled by esbuild together with typescript):
-//      stock, and under --import register with a cold cache (a new cache
-//      directory per run) and a warm one. Median of RUNS runs each.
+//      stock, --import of an empty file (Node's own cost of the flag), and
+//      under --import register with a cold cache (a new cache directory per
+//      run) and a warm one, and --require register warm. Median of RUNS runs each.
 //
 //   node bench/reach.mjs [--runs=N]
 //
@@ -84,23 +85,34 @@ try {
     return ms;
   };
   const register = ['--import', path.join(ROOT, 'register.mjs')];
+  const requireRegister = ['--require', path.join(ROOT, 'register.cjs')];
+  // Any --import sends a CommonJS main module through Node's ES module loader
+  // (which lexes its exports): the cost of the flag itself, apart from ours.
+  const empty = path.join(dir, 'empty.mjs');
+  fs.writeFileSync(empty, '');
   const stock = [];
+  const importEmpty = [];
   const cold = [];
   const warm = [];
+  const requireWarm = [];
   const warmDir = path.join(dir, 'warm');
   run(register, warmDir); // fills the warm cache
   for (let i = 0; i < RUNS; i++) {
     stock.push(run([], path.join(dir, 'unused')));
+    importEmpty.push(run(['--import', empty], path.join(dir, 'unused')));
     cold.push(run(register, path.join(dir, `cold-${i}`)));
     warm.push(run(register, warmDir));
+    requireWarm.push(run(requireRegister, warmDir));
   }
   rows.push(
     ['prefilter (Buffer source)', `${(bufferMs / mb).toFixed(3)} ms/MB`, `${files.length} files, ${mb.toFixed(1)} MB of typescript + webpack; ${passed} passed`],
     ['prefilter (string source)', `${(stringMs / mb).toFixed(3)} ms/MB`, 'same files, decoded'],
     ['locate step (cold, lexing)', `${(locateMs / bundleMb).toFixed(1)} ms/MB`, `${bundleMb.toFixed(1)} MB bundle: 2.x client + typescript (esbuild, cjs)`],
     ['startup, stock', `${median(stock).toFixed(0)} ms`, `median of ${RUNS}`],
+    ['startup, --import of an empty file', `${median(importEmpty).toFixed(0)} ms`, `x${(median(importEmpty) / median(stock)).toFixed(2)} of stock: Node's own cost of --import for a CommonJS main`],
     ['startup, register, cold cache', `${median(cold).toFixed(0)} ms`, `x${(median(cold) / median(stock)).toFixed(2)} of stock`],
-    ['startup, register, warm cache', `${median(warm).toFixed(0)} ms`, `x${(median(warm) / median(stock)).toFixed(2)} of stock`],
+    ['startup, register, warm cache', `${median(warm).toFixed(0)} ms`, `x${(median(warm) / median(stock)).toFixed(2)} of stock, x${(median(warm) / median(importEmpty)).toFixed(2)} of --import empty`],
+    ['startup, --require register, warm cache', `${median(requireWarm).toFixed(0)} ms`, `x${(median(requireWarm) / median(stock)).toFixed(2)} of stock`],
   );
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });
