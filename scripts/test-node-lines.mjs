@@ -27,6 +27,11 @@ export const SUITES = [
   'test/register/runners.test.mjs', // node:test, Vitest and Jest setup files
   'test/progress/progress-lifecycle.test.mjs',
   'test/patch/matrix.test.mjs', // the SDK version matrix
+  'test/register/register-cycle.test.mjs', // register quiet in a CommonJS app with require cycles
+  'test/register/bundled-host.test.mjs', // a real host's bundled SDK (mcp-remote) found by shape
+  'test/register/reach-everything.test.mjs', // the search by shape changes only SDK classes
+  'test/patch/bundled-external.test.mjs', // patchProtocol() on a minified bundle's classes
+  // test/register/bundled.test.mjs (26 bundles, ~4 min here) runs on the machine's Node only.
 ];
 
 function runLine(version, suites) {

@@ -242,3 +242,82 @@ function defaultBases() {
 }
 
 module.exports = { findSdkCopies, findSdkFiles, packagesNamed, defaultBases, resolveExport };
+
+// ---- bundled copies: SDK classes inside other files (found by shape) ----
+
+// Bounds on the search for bundled copies: files looked at, and the size of one file.
+const MAX_BUNDLE_SEARCH_FILES = 100_000;
+const MAX_BUNDLE_FILE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Every file of the project at `base` and of the packages beneath it (any
+ * depth of node_modules) that defines an SDK class by shape - a bundle, a
+ * minified build, a host's dist/ chunk - outside the SDK's own packages
+ * (a Protocol class, with any stdio transports the same file defines):
+ * [{ name, version, build, file, root, bundled: true, generation, classes:
+ * ['protocol' | 'stdio', ...] }]. What register's load hooks do to every
+ * module (lib/adapters/modules.cjs's prefilter, then lib/register/locate.cjs
+ * and lib/adapters/shape.cjs), done to files on disk. Returns { copies, truncated }.
+ */
+function findBundledCopies(base) {
+  const { mayDefineSdkClass } = require('../adapters/modules.cjs');
+  const { locateClasses } = require('../register/locate.cjs');
+  const { classOfMembers } = require('../adapters/shape.cjs');
+  const { isSdkModuleFile, packageOf, buildOf } = require('./package-of.cjs');
+  const copies = [];
+  const seenDirs = new Set();
+  let budget = MAX_BUNDLE_SEARCH_FILES;
+  let truncated = false;
+  const visit = (dir) => {
+    let real;
+    try {
+      real = fs.realpathSync(dir);
+    } catch {
+      return;
+    }
+    if (seenDirs.has(real)) return;
+    seenDirs.add(real);
+    for (const entry of listDir(dir)) {
+      if (budget <= 0) {
+        truncated = true;
+        return;
+      }
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory() || (entry.isSymbolicLink() && isDirectory(file))) {
+        if (entry.name === '.git') continue;
+        visit(file);
+        continue;
+      }
+      if (!/\.[cm]?js$/.test(entry.name)) continue;
+      budget--;
+      let source;
+      try {
+        if (fs.statSync(file).size > MAX_BUNDLE_FILE_BYTES) continue;
+        source = fs.readFileSync(file);
+      } catch {
+        continue;
+      }
+      if (!mayDefineSdkClass(source) || isSdkModuleFile(file)) continue;
+      const classes = (locateClasses(source.toString('utf8')) ?? []).filter((c) => !c.extends).map(classOfMembers).filter(Boolean);
+      if (classes.length === 0) continue;
+      const pkg = packageOf(file);
+      // A copy is a Protocol (with or without its stdio transports beside it).
+      const protocol = classes.find((c) => c.kind === 'protocol');
+      if (protocol === undefined) continue;
+      copies.push({
+        name: pkg?.name ?? path.basename(file),
+        version: pkg?.version,
+        build: buildOf(file),
+        file,
+        root: pkg?.root ?? path.dirname(file),
+        bundled: true,
+        generation: protocol?.generation,
+        classes: classes.map((c) => (c.kind === 'protocol' ? `Protocol ${c.generation}.x` : 'stdio transport')),
+      });
+    }
+  };
+  visit(base);
+  return { copies, truncated };
+}
+
+module.exports.findBundledCopies = findBundledCopies;

@@ -8,7 +8,7 @@
 const path = require('node:path');
 const fs = require('node:fs');
 const { spawn } = require('node:child_process');
-const { findSdkCopies } = require('../discover/discover.cjs');
+const { findSdkCopies, findBundledCopies } = require('../discover/discover.cjs');
 const { LOAD_FAILED } = require('../native/addon.cjs');
 
 const PROBE = path.join(__dirname, 'probe.cjs');
@@ -139,10 +139,35 @@ function whereOf(copy) {
   return copy.nested ? 'nested' : 'top-level';
 }
 
-/** Whether both reproductions of a row ran to a result (neither skipped, failed to start, nor timed out). */
+/**
+ * Whether a row's verdict rests on a reproduction that ran (or on the
+ * adapters' refusal, which needs none): not a bundled copy, whose own code
+ * doctor cannot drive, and not one whose reproduction failed to run.
+ */
 function checked(row) {
-  const ran = (run) => !run.skipped && run.error === undefined;
-  return ran(row.patched) || (row.stock.fixedUpstream === true && ran(row.stock));
+  if (row.where === 'bundled') return false;
+  return row.verdict !== 'ERROR';
+}
+
+/** A bundled copy's row: found by shape, what register does with it, and that its reproduction was not run. */
+function bundledRow(copy) {
+  const notRun = { skipped: true, supported: true, generation: copy.generation };
+  return {
+    name: copy.name,
+    version: copy.version,
+    build: copy.build,
+    file: copy.file,
+    where: 'bundled',
+    generation: copy.generation,
+    classes: copy.classes,
+    stock: notRun,
+    patched: notRun,
+    ok: false,
+    verdict: 'patched by register',
+    why:
+      `${copy.classes.join(' and ')} found by shape in ${copy.file}; \`--import mcp-ordered-dispatch/register\` patches ` +
+      'it as the file loads (install() does not: it patches installed SDK packages). Not checked: doctor does not run a bundle\'s own code',
+  };
 }
 
 function table(rows) {
@@ -171,7 +196,8 @@ async function doctor({ cwd = process.cwd(), pairs = 2, progress = 3, concurrenc
   const base = path.resolve(cwd);
   const addon = addonStatus();
   const copies = findSdkCopies([base]);
-  if (copies.length === 0) {
+  const bundled = findBundledCopies(base);
+  if (copies.length === 0 && bundled.copies.length === 0) {
     return {
       exitCode: 1,
       addon,
@@ -197,7 +223,8 @@ async function doctor({ cwd = process.cwd(), pairs = 2, progress = 3, concurrenc
     row.checked = checked(row);
     return row;
   });
-  const bad = rows.filter((r) => !r.ok);
+  for (const copy of bundled.copies) rows.push({ ...bundledRow(copy), checked: false });
+  const bad = rows.filter((r) => r.checked && !r.ok);
   const unchecked = rows.filter((r) => !r.checked);
   const lines = [];
   for (const r of rows) {
@@ -208,19 +235,29 @@ async function doctor({ cwd = process.cwd(), pairs = 2, progress = 3, concurrenc
   }
   const count = (where) => rows.filter((r) => r.where === where).length;
   lines.push(`Found ${rows.length} SDK build(s): ${count('top-level')} top-level, ${count('nested')} nested, ${count('bundled')} bundled.`);
+  if (bundled.truncated) lines.push('The search for bundled copies stopped at its file limit: there may be more.');
   if (unchecked.length > 0) {
     lines.push(
-      `The reproduction could not run for ${unchecked.length} of them: ` +
+      `The reproduction did not run for ${unchecked.length} of them: ` +
         unchecked.map((r) => `${r.name}@${r.version} (${r.build.toUpperCase()}, ${r.where}) ${r.file}`).join('; ') + '.',
     );
   }
-  // "All fixed" only when every copy's reproduction ran: verdictOf() never
-  // says ok of a copy whose patched (or, fixed upstream, stock) run did not.
-  const summary = !addon.loaded
-    ? `The native addon did not load, so mcp-ordered-dispatch cannot fix any of the ${rows.length} SDK build(s) found.`
-    : bad.length === 0 && unchecked.length === 0
-      ? `All ${rows.length} SDK build(s) found are fixed by mcp-ordered-dispatch (or fixed upstream, or not affected).`
-      : `${Math.max(bad.length, unchecked.length)} of ${rows.length} SDK build(s) are not fixed by mcp-ordered-dispatch.`;
+  // "All fixed" only when every copy found was checked: a copy whose
+  // reproduction did not run (bundled, or failed) is never counted as fixed.
+  let summary;
+  if (!addon.loaded) summary = `The native addon did not load, so mcp-ordered-dispatch cannot fix any of the ${rows.length} SDK build(s) found.`;
+  else if (bad.length === 0 && unchecked.length === 0) summary = `All ${rows.length} SDK build(s) found are fixed by mcp-ordered-dispatch (or fixed upstream, or not affected).`;
+  else {
+    const parts = [];
+    if (bad.length > 0) parts.push(`${bad.length} of ${rows.length} SDK build(s) are not fixed by mcp-ordered-dispatch.`);
+    if (unchecked.length > 0) {
+      parts.push(
+        `${unchecked.length} of ${rows.length} SDK build(s) were not checked (listed above)` +
+          (bad.length === 0 ? `; the ${rows.length - unchecked.length} that were are fixed. This is not an all-clear.` : '.'),
+      );
+    }
+    summary = parts.join(' ');
+  }
   return { exitCode: bad.length === 0 && unchecked.length === 0 ? 0 : 1, addon, rows, message: [...lines, summary].join('\n') };
 }
 

@@ -39,11 +39,22 @@ after(() => {
   for (const dir of temps) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test('this repository: fifteen SDK builds (npm aliases included), each losing progress stock and fixed patched; exit 0', async () => {
+test('this repository: fifteen SDK builds (npm aliases included), each losing progress stock and fixed patched, and two bundled copies it lists but cannot run: no all-clear, exit 1', async () => {
   const { code, stdout, stderr } = await doctor(['doctor', '--json'], ROOT);
-  assert.equal(code, 0, stdout + stderr);
+  assert.equal(code, 1, stdout + stderr);
   const result = JSON.parse(stdout);
-  assert.equal(result.exitCode, 0);
+  assert.equal(result.exitCode, 1);
+  // mcp-remote (a devDependency) bundles client 2.0.0 in its dist/: found by shape, listed, not run.
+  const bundled = result.rows.filter((r) => r.where === 'bundled');
+  assert.deepEqual(bundled.map((r) => `${r.name}@${r.version} ${path.relative(ROOT, r.file).replace(/chunk-\w+/, 'chunk-*')} ${r.classes.join('+')} ${r.verdict}`).sort(), [
+    'mcp-remote@0.15.1 node_modules/mcp-remote/dist/chunk-*.js Protocol 2.x patched by register',
+    'mcp-remote@0.15.1 node_modules/mcp-remote/dist/proxy.js Protocol 2.x+stdio transport patched by register',
+  ]);
+  for (const row of bundled) assert.equal(row.checked, false);
+  assert.match(result.message, /Found 17 SDK build\(s\): 15 top-level, 0 nested, 2 bundled\./);
+  assert.match(result.message, /2 of 17 SDK build\(s\) were not checked \(listed above\); the 15 that were are fixed\. This is not an all-clear\./);
+  assert.doesNotMatch(result.message, /All \d+ SDK build/);
+  result.rows = result.rows.filter((r) => r.where !== 'bundled');
   // Found by the name in their package.json: the devDependencies' npm aliases (sdk-1-oldest, ...) too.
   const names = result.rows.map((r) => `${r.name}@${r.version} ${r.build}`).sort();
   assert.deepEqual(names, [
@@ -79,7 +90,7 @@ test('this repository: fifteen SDK builds (npm aliases included), each losing pr
   const text = report(result, { cwd: ROOT });
   assert.match(text, /\| package +\| version \| build \| side +\| patchable +\| stock +\| patched +\| verdict \|/);
   assert.match(text, /\| @modelcontextprotocol\/sdk +\| 1\.32\.2 +\| ESM +\| client \| yes \(1\.x\) \| \d+\/\d+ lost, \d+ onerror \| 0\/\d+ lost, 0 onerror \| fixed +\|/);
-  assert.match(text, /All 15 SDK build\(s\) found are fixed/);
+  assert.match(text, /the 15 that were are fixed/);
 });
 
 test('a project with an SDK copy that cannot be patched: says which and why; exit 1', async () => {
