@@ -210,3 +210,31 @@ test('the Vitest worker global is named alike by register.mjs (lib/register/inst
   assert.equal(typeof VITEST_WORKER, 'string');
   assert.equal(sandboxed.VITEST_WORKER, VITEST_WORKER);
 });
+
+test(`node ${process.version}: a process loading large packages without the SDK pays only the prefilter: the locate step never loads`, async () => {
+  // What of lib/ is cached as the process exits, as above; the packages go through the load hooks (CommonJS and ES modules).
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-prefilter-'));
+  try {
+    const spy = path.join(dir, 'spy.mjs');
+    fs.writeFileSync(
+      spy,
+      `import path from 'node:path';
+       import { createRequire } from 'node:module';
+       const require = createRequire(import.meta.url);
+       const lib = ${JSON.stringify(path.join(root, 'lib'))};
+       process.on('exit', () => console.log(JSON.stringify(Object.keys(require.cache).filter((f) => f.startsWith(lib)).map((f) => path.relative(lib, f)).sort())));\n`,
+    );
+    const app = "require('typescript'); require('zod'); require('ajv'); await import('rollup'); await import('webpack');";
+    for (const [flag, entry] of REGISTER_FLAGS) {
+      const r = await runCommand(node, [flag, entry, '--import', spy, '--input-type=module', '-e', `import { createRequire } from 'node:module'; const require = createRequire(process.cwd() + '/x.js'); ${app}`], { cwd: root, env: cleanEnv() });
+      assert.equal(r.code, 0, show(r));
+      assert.equal(r.stderr, '', show(r));
+      const loaded = JSON.parse(r.stdout.trim().split('\n').pop());
+      for (const heavy of ['register/reach.cjs', 'register/locate.cjs', 'adapters/shape.cjs', 'native/addon.cjs', 'patch/protocol.cjs']) {
+        assert.ok(!loaded.includes(heavy), `${flag}: ${heavy} loaded: ${loaded}`);
+      }
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
