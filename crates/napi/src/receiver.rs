@@ -20,7 +20,6 @@ use std::ffi::{CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
 
-use napi::bindgen_prelude::{Env, JsValue, Object};
 use napi::sys;
 
 use crate::napi_support::OK;
@@ -223,75 +222,4 @@ pub(crate) fn define_accessors(
         return Err(fail("napi_define_properties"));
     }
     Ok(())
-}
-
-/// Defines every class's accessors (run once per module instance, after
-/// napi-rs has defined the classes).
-#[napi_derive::napi(module_exports)]
-pub fn init(env: Env, exports: Object) -> napi::Result<()> {
-    let (env, exports) = (env.raw(), exports.raw());
-    define_accessors(
-        env,
-        exports,
-        &DISPATCHER,
-        &crate::dispatcher_binding::ACCESSORS,
-    )?;
-    define_accessors(
-        env,
-        exports,
-        &STDIO_FRAMER,
-        &crate::framer_binding::ACCESSORS,
-    )?;
-    define_accessors(
-        env,
-        exports,
-        &PROGRESS_TOKENS,
-        &crate::tokens_binding::ACCESSORS,
-    )?;
-    export_boundary(env, exports)
-}
-
-/// `exports.boundary`: the frozen object of `crate::boundary::EXPORTED`, the
-/// constants `lib/native.cjs` and `lib/stdio.cjs` read.
-fn export_boundary(env: sys::napi_env, exports: sys::napi_value) -> napi::Result<()> {
-    let fail = |what: &str| {
-        napi::Error::from_reason(format!(
-            "mcp-ordered-dispatch: exporting the boundary constants: {what} failed"
-        ))
-    };
-    let mut object = ptr::null_mut();
-    if unsafe { sys::napi_create_object(env, &mut object) } != OK {
-        return Err(fail("napi_create_object"));
-    }
-    let mut names = Vec::with_capacity(crate::boundary::EXPORTED.len());
-    let mut descriptors = Vec::with_capacity(crate::boundary::EXPORTED.len());
-    for (name, value) in crate::boundary::EXPORTED {
-        let name = CString::new(*name).map_err(|_| fail("a name"))?;
-        let mut v = ptr::null_mut();
-        if unsafe { sys::napi_create_int32(env, *value, &mut v) } != OK {
-            return Err(fail("napi_create_int32"));
-        }
-        descriptors.push(sys::napi_property_descriptor {
-            utf8name: name.as_ptr(),
-            name: ptr::null_mut(),
-            method: None,
-            getter: None,
-            setter: None,
-            value: v,
-            attributes: sys::PropertyAttributes::enumerable,
-            data: ptr::null_mut(),
-        });
-        names.push(name);
-    }
-    let ok = unsafe {
-        sys::napi_define_properties(env, object, descriptors.len(), descriptors.as_ptr()) == OK
-            && sys::napi_object_freeze(env, object) == OK
-            && sys::napi_set_named_property(env, exports, c"boundary".as_ptr(), object) == OK
-    };
-    drop(names);
-    if ok {
-        Ok(())
-    } else {
-        Err(fail("defining the object"))
-    }
 }

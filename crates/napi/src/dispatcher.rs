@@ -52,17 +52,17 @@ use napi::sys;
 use napi::{Error, Result};
 use napi_derive::napi;
 
-use crate::boundary::{slot, KEYS_ALL};
-use crate::core::progress::plain_progress;
-use crate::core::{
-    classify, run_ordered, Classification, Counters, Delivered, JsonView, OrderedQueue, Profile,
-};
 use crate::js_view::{Gathered, GatheredView, NapiView};
 use crate::napi_support::{
     check, define_array, guarded, js_string, read_number, status_error, take_exception, type_error,
     type_of, undefined, with_c_key, OK,
 };
 use crate::receiver::{self, run_accessor, Accessor, DISPATCHER};
+use mcp_ordered_dispatch_core::boundary::{slot, KEYS_ALL};
+use mcp_ordered_dispatch_core::progress::plain_progress;
+use mcp_ordered_dispatch_core::{
+    classify, run_ordered, Classification, Counters, Delivered, JsonView, OrderedQueue, Profile,
+};
 
 // ---------------------------------------------------------------------------
 // options
@@ -393,7 +393,7 @@ impl Dispatcher {
     }
 
     /// `dispatch` with the fields gathered by JavaScript (see `lib/native.cjs`),
-    /// positionally as `crate::boundary::slot` lays them out. `keys` < 0 means
+    /// positionally as `mcp_ordered_dispatch_core::boundary::slot` lays them out. `keys` < 0 means
     /// "not gathered" (the message is not an object, or reading it threw):
     /// the message is then read through N-API.
     #[napi(js_name = "_dispatchGathered")]
@@ -487,7 +487,7 @@ impl Dispatcher {
 
     /// `dispatch` of a message the native stdio framer has already validated
     /// and classified (`code`: a framed message's code, see
-    /// `crate::boundary`). A code that is no valid kind reads the message
+    /// `mcp_ordered_dispatch_core::boundary`). A code that is no valid kind reads the message
     /// through N-API and classifies it here.
     #[napi(js_name = "_dispatchClassified")]
     pub fn dispatch_classified_js(
@@ -499,7 +499,7 @@ impl Dispatcher {
     ) -> Result<()> {
         let (env, message, extra) = (env.raw(), message.raw(), extra.raw());
         guarded("dispatch()", || {
-            let class = crate::boundary::class_of_code(code)
+            let class = mcp_ordered_dispatch_core::boundary::class_of_code(code)
                 .unwrap_or_else(|| classify_live(env, message, self.profile));
             self.dispatch_classified(env, message, extra, (class, false));
             Ok(())
@@ -722,7 +722,7 @@ impl Drop for Dispatcher {
     }
 }
 
-/// The accessors, defined by `crate::receiver::init`.
+/// The accessors, defined by module init (`crate::init`).
 pub(crate) const ACCESSORS: [Accessor; 1] = [Accessor {
     name: c"pending",
     getter: Some(get_pending),

@@ -1,6 +1,6 @@
 //! `StdioThreadReader`: the class over the off-thread stdio reader
-//! (`crate::stdio_thread`, issue 13), whose pieces are the very layout
-//! `StdioFramer.push` returns (`out`, see `src/boundary.rs`), so
+//! (the core's `stdio_thread`, issue 13), whose pieces are the very layout
+//! `StdioFramer.push` returns (`out`, see the core's `boundary`), so
 //! `lib/stdio-thread.cjs` reads them with the main-thread reader's own code
 //! (`crate::js_out` builds both).
 //!
@@ -27,15 +27,15 @@ use napi::sys;
 use napi::{Error, Result, Status};
 use napi_derive::napi;
 
-use crate::boundary;
-use crate::core::framer::BlankLines;
-use crate::core::{FramerOptions, Profile};
 use crate::js_out::{int32_array, js_text, out_array, out_value};
 use crate::napi_support::{
     check, chunk_bytes, guarded, internal_error, invalid_arg, js_string, undefined, OK,
 };
 use crate::receiver::{self, STDIO_THREAD_READER};
-use crate::stdio_thread::{Bounds, Failure, Pushed, Reader, Ready, Wake};
+use mcp_ordered_dispatch_core::boundary;
+use mcp_ordered_dispatch_core::framer::BlankLines;
+use mcp_ordered_dispatch_core::stdio_thread::{Bounds, Failure, Pushed, Reader, Ready, Wake};
+use mcp_ordered_dispatch_core::{FramerOptions, Profile};
 
 /// The threadsafe function: the worker's [`Wake`] (the handle is
 /// thread-safe by N-API's contract), released when dropped, unless N-API
@@ -234,13 +234,14 @@ impl StdioThreadReader {
             }
             // Never keeps the process alive (the stream does while it is open).
             unsafe { sys::napi_unref_threadsafe_function(env, tsfn) };
-            let reader = Reader::start(
-                options,
-                bounds,
-                inline_max as usize,
-                Box::new(Tsfn { handle: tsfn, gone }),
-            )
-            .map_err(|e| {
+            let waker = Box::new(Tsfn { handle: tsfn, gone });
+            #[cfg(not(feature = "tokio-reader"))]
+            let started = Reader::start(options, bounds, inline_max as usize, waker);
+            #[cfg(feature = "tokio-reader")]
+            let started = Reader::start_task(options, bounds, inline_max as usize, waker, |task| {
+                napi::bindgen_prelude::spawn(task);
+            });
+            let reader = started.map_err(|e| {
                 Error::new(
                     Status::GenericFailure,
                     format!("mcp-ordered-dispatch: cannot start the stdio reader thread: {e}"),

@@ -1,15 +1,15 @@
 //! [`JsonView`]s over JavaScript values: [`NapiView`] reads a live value
 //! through N-API (the reference path), [`GatheredView`] serves the values
 //! `lib/native.cjs` gathered in JavaScript and passed to `_dispatchGathered`
-//! (laid out by `crate::boundary::slot`), falling back to N-API for the rest.
+//! (laid out by `mcp_ordered_dispatch_core::boundary::slot`), falling back to N-API for the rest.
 
 use std::ptr;
 
 use napi::sys;
 
-use crate::boundary::{slot, PROGRESS_KEYS, TOP_KEYS};
-use crate::core::{JsonView, Kind, ViewError};
 use crate::napi_support::{read_long_string, read_number, take_exception, type_of, with_c_key, OK};
+use mcp_ordered_dispatch_core::boundary::{slot, PROGRESS_KEYS, TOP_KEYS};
+use mcp_ordered_dispatch_core::{JsonView, Kind, ViewError};
 
 // ---------------------------------------------------------------------------
 // JsonView over a live JavaScript value
@@ -184,7 +184,7 @@ impl JsonView for NapiView {
 // `napi_get_value_*`). Anything not gathered falls back to a real lookup.
 
 /// Where a gathered value is: an argument slot of `_dispatchGathered`
-/// (`crate::boundary::slot`), or not gathered.
+/// (`mcp_ordered_dispatch_core::boundary::slot`), or not gathered.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Slot {
     Gathered(usize),
@@ -194,7 +194,7 @@ enum Slot {
 
 pub(crate) struct Gathered {
     pub(crate) env: sys::napi_env,
-    /// `_dispatchGathered`'s arguments, by `crate::boundary::slot`.
+    /// `_dispatchGathered`'s arguments, by `mcp_ordered_dispatch_core::boundary::slot`.
     pub(crate) args: [sys::napi_value; slot::COUNT],
     /// Bit i set: `TOP_KEYS[i]` is a `for...in` key.
     pub(crate) keys: u8,
@@ -273,7 +273,7 @@ impl<'g> GatheredView<'g> {
     }
 
     fn gathered_child(&self, key: &str) -> Option<Slot> {
-        use crate::core::classify::RELATED_TASK_META_KEY as RT;
+        use mcp_ordered_dispatch_core::classify::RELATED_TASK_META_KEY as RT;
         let Slot::Gathered(at) = self.slot else {
             return None;
         };

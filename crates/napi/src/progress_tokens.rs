@@ -1,4 +1,4 @@
-//! `ProgressTokens`: the napi face of [`crate::core::tokens::TokenTable`],
+//! `ProgressTokens`: the napi face of [`mcp_ordered_dispatch_core::tokens::TokenTable`],
 //! one per protocol instance. No JavaScript runs inside these methods (their
 //! arguments are numbers read with `napi_get_value_*`, which never call
 //! `valueOf`), so a `RefCell` borrow can never be re-entered.
@@ -13,9 +13,9 @@ use napi::bindgen_prelude::{Env, JsValue, This};
 use napi::sys;
 use napi_derive::napi;
 
-use crate::core::tokens::{TokenState, TokenTable, DEFAULT_TOMBSTONES};
 use crate::napi_support::{guarded, undefined};
 use crate::receiver::{self, instance, run_accessor, Accessor, PROGRESS_TOKENS};
+use mcp_ordered_dispatch_core::tokens::{TokenState, TokenTable, DEFAULT_TOMBSTONES};
 
 use crate::napi_support::OK;
 
@@ -124,7 +124,7 @@ impl ProgressTokens {
     }
 }
 
-/// The accessors, defined by `crate::receiver::init`.
+/// The accessors, defined by module init (`crate::init`).
 pub(crate) const ACCESSORS: [Accessor; 2] = [
     Accessor {
         name: c"maxTombstones",

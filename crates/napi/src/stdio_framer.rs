@@ -1,4 +1,4 @@
-//! `StdioFramer`: the N-API face of [`crate::core::framer::Framer`].
+//! `StdioFramer`: the N-API face of [`mcp_ordered_dispatch_core::framer::Framer`].
 //!
 //! `framer.push(chunk)` frames one chunk in one crossing and returns
 //! `undefined` (no line completed) or an array `out`:
@@ -62,7 +62,6 @@ use napi::sys;
 use napi::{Error, Result, Status};
 use napi_derive::napi;
 
-use crate::boundary;
 use crate::js_out::{
     int32_array, latin1_string, new_int32_array, out_array, out_value, text_string,
     EXTERNAL_MIN_UNITS,
@@ -72,12 +71,14 @@ use crate::napi_support::{
     read_number, read_short_string, type_of, undefined, OK,
 };
 use crate::receiver::{self, instance, run_accessor, Accessor, STDIO_FRAMER};
-use crate::transcode::escape_non_ascii;
+use mcp_ordered_dispatch_core::boundary;
+use mcp_ordered_dispatch_core::out;
+use mcp_ordered_dispatch_core::transcode::escape_non_ascii;
 
-use crate::core::framer::{
+use mcp_ordered_dispatch_core::framer::{
     utf16_len, BlankLines, FrameError, FrameSink, Framer, FramerOptions, Line, LineOutcome,
 };
-use crate::core::Profile;
+use mcp_ordered_dispatch_core::Profile;
 
 /// Reads `{ sdk?: 1 | 2, maxMessageSize?: number, blankLines?: 'report' | 'skip', strict?: boolean }`.
 fn read_options(env: sys::napi_env, options: sys::napi_value) -> Result<FramerOptions> {
@@ -227,13 +228,13 @@ impl JsSink {
 
     /// Adds an entry: `[code, slot, start, end]`.
     fn entry(&mut self, fields: [i32; boundary::ENTRY_SIZE]) {
-        boundary::push_entry(&mut self.meta, fields);
+        out::push_entry(&mut self.meta, fields);
     }
 
     /// A bad line's entry, and its fields at `out[slot + BAD_*]` (the line's
     /// text, when there is one, last).
     fn error(&mut self, error: &FrameError) -> Result<()> {
-        let (fields, has_text) = boundary::bad_line_fields(error);
+        let (fields, has_text) = out::bad_line_fields(error);
         let slot = FIRST_VALUE + self.values.len();
         for field in &fields {
             let value = out_value(self.env, field)?;
@@ -246,7 +247,7 @@ impl JsSink {
     fn on_line(&mut self, line: &Line, outcome: LineOutcome<'_>) -> Result<()> {
         match outcome {
             LineOutcome::Message(m) => {
-                let code = boundary::message_code(&m);
+                let code = out::message_code(&m);
                 let mut pending = Pending {
                     entry: self.meta.len() / boundary::ENTRY_SIZE,
                     offset: line.offset,
@@ -274,12 +275,8 @@ impl JsSink {
                     }
                 } else {
                     let units = line.utf16_len.unwrap_or_else(|| utf16_len(m.text));
-                    let (start, end) = boundary::push_to_batch(
-                        &mut self.batch,
-                        &mut self.batch_units,
-                        m.text,
-                        units,
-                    );
+                    let (start, end) =
+                        out::push_to_batch(&mut self.batch, &mut self.batch_units, m.text, units);
                     let bytes = (self.batch.len() - m.text.len(), self.batch.len());
                     if !m.checked {
                         pending.text = Some(bytes);
@@ -618,7 +615,7 @@ impl Drop for StdioFramer {
     }
 }
 
-/// The accessors, defined by `crate::receiver::init`.
+/// The accessors, defined by module init (`crate::init`).
 pub(crate) const ACCESSORS: [Accessor; 3] = [
     Accessor {
         name: c"buffered",

@@ -3,12 +3,13 @@
 //! Each piece is bounded by bytes of message text and by count (a single
 //! larger message makes a piece of its own), and its text is transcoded
 //! (`crate::transcode`) by the worker, so that the main thread only copies it
-//! into a string (`crate::stdio_thread_binding`).
+//! into a string (the binding's `StdioThreadReader`).
 
 use std::borrow::Cow;
 
-use crate::boundary::{self, OutValue};
-use crate::core::framer::{utf16_len, FrameError, FrameSink, Line, LineOutcome};
+use crate::boundary;
+use crate::framer::{utf16_len, FrameError, FrameSink, Line, LineOutcome};
+use crate::out::{self, OutValue};
 use crate::transcode::{transcode, JsText};
 
 /// Lines framed and not yet handed over, in the layout of `out`.
@@ -44,18 +45,18 @@ impl Piece {
     }
 
     fn entry(&mut self, fields: [i32; boundary::ENTRY_SIZE]) {
-        boundary::push_entry(&mut self.meta, fields);
+        out::push_entry(&mut self.meta, fields);
         self.lines += 1;
     }
 
     fn message(&mut self, code: i32, text: &str, units: usize) {
-        let (start, end) = boundary::push_to_batch(&mut self.batch, &mut self.units, text, units);
+        let (start, end) = out::push_to_batch(&mut self.batch, &mut self.units, text, units);
         self.entry([code, boundary::OUT_BATCH as i32, start as i32, end as i32]);
     }
 
     fn error(&mut self, error: &FrameError) {
         let slot = (boundary::OUT_VALUES + self.values.len()) as i32;
-        let (fields, has_text) = boundary::bad_line_fields(error);
+        let (fields, has_text) = out::bad_line_fields(error);
         self.values.extend(fields);
         self.entry([boundary::CODE_BAD_LINE, slot, has_text, 0]);
     }
@@ -138,7 +139,7 @@ impl FrameSink for PieceSink {
     fn line(&mut self, line: &Line, outcome: LineOutcome<'_>) {
         match outcome {
             LineOutcome::Message(m) => {
-                let code = boundary::message_code(&m);
+                let code = out::message_code(&m);
                 self.room_for(m.text.len() + 1);
                 let units = line.utf16_len.unwrap_or_else(|| utf16_len(m.text));
                 self.current.message(code, m.text, units);
@@ -165,7 +166,7 @@ pub fn text_of(r: &Ready) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::{Framer, FramerOptions, Profile};
+    use crate::{Framer, FramerOptions, Profile};
 
     fn frame(bounds: Bounds, chunks: &[&[u8]]) -> Vec<Ready> {
         let mut framer = Framer::new(FramerOptions::for_profile(Profile::V1));

@@ -10,6 +10,7 @@ use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
 
+use mcp_ordered_dispatch_core::panic::panic_message;
 use napi::sys;
 use napi::{Error, Result, Status};
 
@@ -18,16 +19,6 @@ pub(crate) const PENDING: sys::napi_status = sys::Status::napi_pending_exception
 
 // ---------------------------------------------------------------------------
 // panics and errors
-
-pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "unknown panic payload".to_owned()
-    }
-}
 
 /// The error a panic in `what` becomes.
 pub(crate) fn panic_error(what: &str, payload: &(dyn std::any::Any + Send)) -> Error {

@@ -1,7 +1,8 @@
 //! The JavaScript side of a framed chunk, for both stdio readers
-//! (`crate::framer_binding`, `crate::stdio_thread_binding`): the strings of
-//! framed text (`crate::transcode`d; a big one external, no copy into the V8
-//! heap) and the result array `out` in the layout of `crate::boundary`.
+//! (`crate::stdio_framer`, `crate::stdio_thread_reader`): the strings of
+//! framed text (transcoded by the core's `transcode`; a big one external, no
+//! copy into the V8 heap) and the result array `out` in the layout of the
+//! core's `boundary`.
 //! Runs no JavaScript (see `crate::napi_support::define_array`).
 
 use std::ptr;
@@ -9,9 +10,10 @@ use std::ptr;
 use napi::sys;
 use napi::Result;
 
-use crate::boundary::{self, OutValue};
 use crate::napi_support::{check, define_array, js_latin1, js_number, js_utf8, OK};
-use crate::transcode::{transcode, JsText};
+use mcp_ordered_dispatch_core::boundary;
+use mcp_ordered_dispatch_core::out::OutValue;
+use mcp_ordered_dispatch_core::transcode::{transcode, JsText};
 
 /// A string from valid UTF-8 text. V8's own UTF-8 decoder
 /// (`napi_create_string_utf8`) measured ~100-250 MB/s on text with scattered
@@ -205,7 +207,7 @@ pub(crate) fn int32_array(env: sys::napi_env, meta: &[i32], cap: usize) -> Resul
 }
 
 /// `out[..OUT_VALUES]`: the entries, their count and the batch, each at its
-/// `crate::boundary::OUT_*` index.
+/// `mcp_ordered_dispatch_core::boundary::OUT_*` index.
 fn out_head(
     entries: sys::napi_value,
     count: sys::napi_value,
