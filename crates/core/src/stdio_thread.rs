@@ -229,7 +229,7 @@ impl Shared {
             work.current = std::mem::take(&mut sink.current);
         }
         // Transcoding happens here, off the main thread.
-        let ready: Vec<Ready> = pieces.into_iter().map(Piece::finish).collect();
+        let ready: Vec<Ready> = pieces.into_iter().map(Ready::from).collect();
         let mut q = lock(&self.queues);
         drop(work);
         if q.spare.len() < SPARE_CHUNKS && chunk.capacity() <= SPARE_BYTES {
@@ -383,7 +383,7 @@ impl Reader {
         work.framer.push(&chunk, &mut sink);
         drop(work);
         let first = sink.into_pieces().into_iter().next();
-        Ok(Pushed::Framed(first.map(Piece::finish)))
+        Ok(Pushed::Framed(first.map(Ready::from)))
     }
 
     /// The next piece, or `None` (and the next wake-up re-armed) when none

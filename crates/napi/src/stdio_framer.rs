@@ -19,10 +19,8 @@
 //!     when `t` is 1, `out[e + 4]` is the line's text (`FrameError::text`).
 //! * `out[2]`: the batch: the chunk's messages as the text of one JSON array
 //!   (`[m1,m2,...]`), so that JavaScript builds them all with one
-//!   `JSON.parse`. Measured on 200,000 small messages: ~8% faster than one
-//!   `JSON.parse` per line, and ~2.7x faster than building the objects
-//!   through N-API from a `serde_json::Value` (both were built and
-//!   measured, then dropped). A line over 64 KiB assembled across chunks gets
+//!   `JSON.parse` (why, and what was measured: the core's `out`, which
+//!   writes this layout). A line over 64 KiB assembled across chunks gets
 //!   a string of its own instead, to spare a copy. A batch with a few
 //!   characters beyond ASCII has them written as `\uXXXX` escapes (the
 //!   entries' ranges are in that text), so that it stays a one-byte string.
@@ -63,21 +61,17 @@ use napi::{Error, Result, Status};
 use napi_derive::napi;
 
 use crate::js_out::{
-    int32_array, latin1_string, new_int32_array, out_array, out_value, text_string,
-    EXTERNAL_MIN_UNITS,
+    int32_array, js_text, new_int32_array, out_array, out_value, text_string, EXTERNAL_MIN_UNITS,
 };
 use crate::napi_support::{
-    check, chunk_bytes, guarded, invalid_arg as type_error, js_latin1, js_number, read_named,
-    read_number, read_short_string, type_of, undefined, OK,
+    check, chunk_bytes, guarded, invalid_arg as type_error, js_number, read_named, read_number,
+    read_short_string, type_of, undefined, OK,
 };
 use crate::receiver::{self, instance, run_accessor, Accessor, STDIO_FRAMER};
-use mcp_ordered_dispatch_core::boundary;
-use mcp_ordered_dispatch_core::out;
-use mcp_ordered_dispatch_core::transcode::escape_non_ascii;
-
 use mcp_ordered_dispatch_core::framer::{
-    utf16_len, BlankLines, FrameError, FrameSink, Framer, FramerOptions, Line, LineOutcome,
+    BlankLines, FrameSink, Framer, FramerOptions, Line, LineOutcome,
 };
+use mcp_ordered_dispatch_core::out::{OutWriter, Placed, Refused};
 use mcp_ordered_dispatch_core::Profile;
 
 /// Reads `{ sdk?: 1 | 2, maxMessageSize?: number, blankLines?: 'report' | 'skip', strict?: boolean }`.
@@ -154,30 +148,16 @@ fn read_options(env: sys::napi_env, options: sys::napi_value) -> Result<FramerOp
     Ok(o)
 }
 
-/// A line assembled across chunks larger than this gets a string of its own
-/// rather than a copy into the batch.
-const BATCH_MAX_COPY: usize = 64 * 1024;
-
 /// A batch buffer larger than this is released after use.
 const BATCH_KEEP: usize = 1 << 20;
 
-/// Collects one push's lines into `meta`, the batch and the values of
-/// `out[3..]`.
+/// One push's lines, written by the core's writer of `out`
+/// (`mcp_ordered_dispatch_core::out`), its values made JavaScript values as
+/// they come (alive in the call's handle scope).
 struct JsSink {
     env: sys::napi_env,
-    /// `out[3..]`: strings and numbers, alive in the call's handle scope.
-    values: Vec<sys::napi_value>,
-    meta: Vec<i32>,
-    /// The messages, as the text of one JSON array, and its UTF-16 length.
-    batch: Vec<u8>,
-    batch_units: usize,
-    /// Each batch message's entry (its index in `meta`) and byte range in
-    /// `batch`.
-    batch_spans: Vec<(usize, usize, usize)>,
-    /// Bytes of the batch beyond its UTF-16 length (a measure of how much of
-    /// it is not ASCII).
-    batch_non_ascii: usize,
-    /// The batch with its non-ASCII characters escaped (see `batch_string`).
+    out: OutWriter<sys::napi_value>,
+    /// The batch with its non-ASCII characters escaped (reused).
     escaped: Vec<u8>,
     /// The messages whose bodies were not checked (`Message::checked`), in
     /// entry order: what `recheck` needs.
@@ -197,97 +177,44 @@ struct Pending {
     text: Option<(usize, usize)>,
 }
 
-/// The first index of `out` after the entries, the count and the batch.
-const FIRST_VALUE: usize = boundary::OUT_VALUES;
-
 impl JsSink {
-    fn new(env: sys::napi_env) -> Self {
+    /// A sink whose batch reuses `batch` (the last push's, kept until now).
+    fn new(env: sys::napi_env, batch: Vec<u8>, escaped: Vec<u8>) -> Self {
         JsSink {
             env,
-            values: Vec::new(),
-            meta: Vec::new(),
-            batch: Vec::new(),
-            batch_units: 0,
-            batch_spans: Vec::new(),
-            batch_non_ascii: 0,
-            escaped: Vec::new(),
+            out: OutWriter::new(batch),
+            escaped,
             pending: Vec::new(),
             failure: None,
         }
     }
 
-    /// Adds a value to `out` and returns its index.
-    fn append(&mut self, value: sys::napi_value) -> Result<u32> {
-        let index = FIRST_VALUE + self.values.len();
-        if index > i32::MAX as usize {
-            return type_error("StdioFramer.push(chunk): too many lines in one chunk");
-        }
-        self.values.push(value);
-        Ok(index as u32)
-    }
-
-    /// Adds an entry: `[code, slot, start, end]`.
-    fn entry(&mut self, fields: [i32; boundary::ENTRY_SIZE]) {
-        out::push_entry(&mut self.meta, fields);
-    }
-
-    /// A bad line's entry, and its fields at `out[slot + BAD_*]` (the line's
-    /// text, when there is one, last).
-    fn error(&mut self, error: &FrameError) -> Result<()> {
-        let (fields, has_text) = out::bad_line_fields(error);
-        let slot = FIRST_VALUE + self.values.len();
-        for field in &fields {
-            let value = out_value(self.env, field)?;
-            self.append(value)?;
-        }
-        self.entry([boundary::CODE_BAD_LINE, slot as i32, has_text, 0]);
-        Ok(())
-    }
-
     fn on_line(&mut self, line: &Line, outcome: LineOutcome<'_>) -> Result<()> {
+        let env = self.env;
         match outcome {
             LineOutcome::Message(m) => {
-                let code = out::message_code(&m);
-                let mut pending = Pending {
-                    entry: self.meta.len() / boundary::ENTRY_SIZE,
-                    offset: line.offset,
-                    number: line.number,
-                    terminator: line.terminator,
-                    text: None,
-                };
-                if line.span.is_none() && m.text.len() > BATCH_MAX_COPY {
-                    // A big line assembled across chunks: a string of its own,
-                    // taken whole (`slice(0, i32::MAX)` is the string itself).
-                    // Escaped like a batch when little of it is beyond ASCII
-                    // (its raw text stays in the framer: `Framer::assembled`).
-                    let non_ascii = m.text.len() - utf16_len(m.text);
-                    let s = if non_ascii > 0 && non_ascii * ESCAPE_BELOW <= m.text.len() {
-                        let mut out = Vec::with_capacity(m.text.len() + non_ascii * 4);
-                        escape_non_ascii(m.text.as_bytes(), &mut out);
-                        latin1_string(self.env, out, EXTERNAL_MIN_UNITS)?
-                    } else {
-                        text_string(self.env, m.text.as_bytes())?
-                    };
-                    let slot = self.append(s)? as i32;
-                    self.entry([code, slot, 0, i32::MAX]);
-                    if !m.checked {
-                        self.pending.push(pending);
-                    }
-                } else {
-                    let units = line.utf16_len.unwrap_or_else(|| utf16_len(m.text));
-                    let (start, end) =
-                        out::push_to_batch(&mut self.batch, &mut self.batch_units, m.text, units);
-                    let bytes = (self.batch.len() - m.text.len(), self.batch.len());
-                    if !m.checked {
-                        pending.text = Some(bytes);
-                        self.pending.push(pending);
-                    }
-                    self.batch_spans.push((self.meta.len(), bytes.0, bytes.1));
-                    self.batch_non_ascii += m.text.len() - units;
-                    self.entry([code, boundary::OUT_BATCH as i32, start as i32, end as i32]);
+                let entry = self.out.lines();
+                let placed = self
+                    .out
+                    .message(line, &m, |text| js_text(env, text, EXTERNAL_MIN_UNITS))
+                    .map_err(refused)?;
+                if !m.checked {
+                    self.pending.push(Pending {
+                        entry,
+                        offset: line.offset,
+                        number: line.number,
+                        terminator: line.terminator,
+                        text: match placed {
+                            Placed::Batch(start, end) => Some((start, end)),
+                            Placed::Own => None,
+                        },
+                    });
                 }
             }
-            LineOutcome::Error(e) => self.error(&e)?,
+            LineOutcome::Error(e) => self
+                .out
+                .bad_line(&e, |v| out_value(env, &v))
+                .map_err(refused)?,
             LineOutcome::Skipped => {}
         }
         Ok(())
@@ -303,60 +230,35 @@ impl JsSink {
         if let Some(e) = self.failure.take() {
             return Err(e);
         }
-        if self.meta.is_empty() {
+        if self.out.is_empty() {
             return Ok(undefined(env));
         }
         // The batch string first: escaping it moves the entries' ranges.
-        let batch = self.batch_string()?;
-        let meta = entries(env, &self.meta)?;
-        let count = self.meta.len() / boundary::ENTRY_SIZE;
-        out_array(env, meta, count, batch, &self.values)
+        let batch = match self.out.batch_text(&mut self.escaped) {
+            Some(text) => js_text(env, text, EXTERNAL_MIN_UNITS)?,
+            None => undefined(env),
+        };
+        let meta = entries(env, self.out.entries())?;
+        out_array(env, meta, self.out.lines(), batch, self.out.values())
     }
 
-    /// The batch string (`out[2]`), or `undefined` when no message went into it.
-    fn batch_string(&mut self) -> Result<sys::napi_value> {
-        if self.batch.is_empty() {
-            return Ok(undefined(self.env));
-        }
-        self.batch.push(b']');
-        if self.batch_non_ascii == 0 {
-            return js_latin1(self.env, &self.batch);
-        }
-        if self.batch_non_ascii * ESCAPE_BELOW > self.batch.len() {
-            // Mostly not ASCII: UTF-16.
-            return text_string(self.env, &self.batch);
-        }
-        // A few characters that are not ASCII (a message in a chunk of
-        // hundreds): written as `\uXXXX` escapes, the batch stays ASCII, a
-        // one-byte string V8 copies as is, instead of a UTF-16 transcode of
-        // the whole chunk at twice the size. Valid: every message is a JSON
-        // object whose characters beyond ASCII can only be inside strings,
-        // and never right after a backslash (the envelope scan and
-        // serde_json both refuse `\` before anything but an escape
-        // character); so each message parses to the same value. The raw
-        // batch is kept (for `recheck`); the entries' ranges move to the
-        // escaped text.
-        let mut out = std::mem::take(&mut self.escaped);
-        out.clear();
-        out.reserve(self.batch.len() + self.batch_non_ascii * 4);
-        let mut copied = 0;
-        for &(entry, start, end) in &self.batch_spans {
-            out.extend_from_slice(&self.batch[copied..start]);
-            self.meta[entry + boundary::ENTRY_START] = out.len() as i32;
-            escape_non_ascii(&self.batch[start..end], &mut out);
-            self.meta[entry + boundary::ENTRY_END] = out.len() as i32;
-            copied = end;
-        }
-        out.extend_from_slice(&self.batch[copied..]);
-        let result = js_latin1(self.env, &out);
-        self.escaped = out;
-        result
+    /// The raw batch text and the escape buffer, for the next push to reuse.
+    fn into_buffers(self) -> (Vec<u8>, Vec<u8>, Vec<Pending>) {
+        let (_, batch, _) = self.out.into_parts();
+        (batch, self.escaped, self.pending)
     }
 }
 
-/// A batch whose non-ASCII share (bytes beyond its UTF-16 length, per byte)
-/// is below 1 / this is escaped to ASCII rather than transcoded to UTF-16.
-const ESCAPE_BELOW: usize = 16;
+/// The error of a line the writer refused.
+fn refused(r: Refused<Error>) -> Error {
+    match r {
+        Refused::TooManyLines => Error::new(
+            Status::InvalidArg,
+            "StdioFramer.push(chunk): too many lines in one chunk".to_owned(),
+        ),
+        Refused::Value(e) => e,
+    }
+}
 
 impl FrameSink for JsSink {
     fn line(&mut self, line: &Line, outcome: LineOutcome<'_>) {
@@ -382,6 +284,8 @@ struct State {
     framer: Framer,
     /// The last push's batch text (kept for `recheck`, and reused).
     batch_raw: Vec<u8>,
+    /// The buffer of the batch escaped (reused).
+    escaped: Vec<u8>,
     /// The last push's unchecked messages.
     pending: Vec<Pending>,
     /// The reused entries `Int32Array` (its data pointer is read again on
@@ -406,6 +310,7 @@ impl StdioFramer {
                 state: RefCell::new(State {
                     framer: Framer::new(options),
                     batch_raw: Vec::new(),
+                    escaped: Vec::new(),
                     pending: Vec::new(),
                     meta_ref: ptr::null_mut(),
                     reported: 0,
@@ -421,16 +326,15 @@ impl StdioFramer {
         guarded("StdioFramer.push()", || {
             let mut state = self.borrow_state("push")?;
             let bytes = chunk_bytes(env, chunk, "StdioFramer.push(chunk)")?;
-            let mut sink = JsSink::new(env);
             // The last push's batch text is kept for `recheck` until now.
-            sink.batch = std::mem::take(&mut state.batch_raw);
-            sink.batch.clear();
+            let batch = std::mem::take(&mut state.batch_raw);
+            let escaped = std::mem::take(&mut state.escaped);
+            let mut sink = JsSink::new(env, batch, escaped);
             state.pending.clear();
             state.framer.push(&bytes[..], &mut sink);
             drop(bytes);
             let result = sink.finish(env, |env, meta| state.write_meta(env, meta));
-            state.pending = std::mem::take(&mut sink.pending);
-            state.batch_raw = std::mem::take(&mut sink.batch);
+            (state.batch_raw, state.escaped, state.pending) = sink.into_buffers();
             if state.batch_raw.capacity() > BATCH_KEEP {
                 state.batch_raw = Vec::new();
             }
@@ -467,7 +371,7 @@ impl StdioFramer {
                 terminator: p.terminator,
                 utf16_len: None,
             };
-            let mut sink = JsSink::new(env);
+            let mut sink = JsSink::new(env, Vec::new(), Vec::new());
             state.framer.recheck(bytes, line, &mut sink);
             // A fresh entries array: the reused one holds the push's entries,
             // which JavaScript is still reading.
