@@ -106,7 +106,15 @@ class ThreadReadBuffer extends NativeReadBuffer {
     const Reader = native.load().StdioThreadReader;
     if (typeof Reader !== 'function') throw new Error('mcp-ordered-dispatch: the native addon has no StdioThreadReader; rebuild it with `npm run build`.');
     this._limited = Number.isFinite(this._maxBufferSize);
-    this._reader = new Reader(this._sdk, framerLimit(this._maxBufferSize), blank, this._strict, maxBatchBytes, maxBatchMessages, inlineMax);
+    this._reader = new Reader({
+      sdk: this._sdk,
+      maxMessageSize: framerLimit(this._maxBufferSize),
+      blankLines: options.blankLines,
+      strict: this._strict,
+      maxBatchBytes,
+      maxBatchMessages,
+      inlineMax,
+    });
     this._transport = options.transport;
     const pump = () => this._pump();
     // Called by the worker's threadsafe function (through a weak reference).

@@ -54,31 +54,21 @@ use napi_derive::napi;
 
 use crate::js_view::{Gathered, GatheredView, NapiView};
 use crate::napi_support::{
-    check, define_array, guarded, js_string, read_number, status_error, take_exception, type_error,
-    type_of, undefined, with_c_key, OK,
+    check, define_array, guarded, js_string, status_error, take_exception, undefined, OK,
+};
+use crate::options::{
+    dispatcher_options, sdk_profile, CALLBACK_NAMES, ON_ERROR, ON_INVALID, ON_NOTIFICATION,
+    ON_REQUEST, ON_RESPONSE,
 };
 use crate::receiver::{self, run_accessor, Accessor, DISPATCHER};
 use mcp_ordered_dispatch_core::boundary::{slot, KEYS_ALL};
 use mcp_ordered_dispatch_core::progress::plain_progress;
 use mcp_ordered_dispatch_core::{
-    classify, run_ordered, Classification, Counters, Delivered, JsonView, OrderedQueue, Profile,
+    classify, run_ordered, Classification, Counters, Delivered, OrderedQueue, Profile,
 };
 
 // ---------------------------------------------------------------------------
-// options
-
-const CALLBACK_NAMES: [&str; 5] = [
-    "onResponse",
-    "onRequest",
-    "onNotification",
-    "onInvalid",
-    "onError",
-];
-const ON_RESPONSE: usize = 0;
-const ON_REQUEST: usize = 1;
-const ON_NOTIFICATION: usize = 2;
-const ON_INVALID: usize = 3;
-const ON_ERROR: usize = 4;
+// callbacks (their options: `crate::options`)
 
 /// The `kind` passed to `onError`, indexed like the first four callbacks.
 const KIND_NAMES: [&str; 4] = ["response", "request", "notification", "invalid"];
@@ -86,25 +76,6 @@ const KIND_NAMES: [&str; 4] = ["response", "request", "notification", "invalid"]
 /// Classifies a live JavaScript value, reading it through N-API.
 fn classify_live(env: sys::napi_env, value: sys::napi_value, profile: Profile) -> Classification {
     classify(&NapiView { env, value }, profile)
-}
-
-fn read_profile(env: sys::napi_env, sdk: sys::napi_value, what: &str) -> Result<Profile> {
-    match type_of(env, sdk) {
-        sys::ValueType::napi_undefined => Ok(Profile::V1),
-        sys::ValueType::napi_number => match read_number(env, sdk) {
-            Some(1.0) => Ok(Profile::V1),
-            Some(2.0) => Ok(Profile::V2),
-            _ => Err(profile_error(env, what)),
-        },
-        _ => Err(profile_error(env, what)),
-    }
-}
-
-fn profile_error(env: sys::napi_env, what: &str) -> Error {
-    type_error(
-        env,
-        &format!("{what} must be 1 or 2 (the major version of the MCP SDK schemas to mirror)"),
-    )
 }
 
 // ---------------------------------------------------------------------------
@@ -279,41 +250,9 @@ impl Dispatcher {
     }
 
     fn construct(env: sys::napi_env, this: This, options: Unknown) -> Result<Self> {
-        let options = options.raw();
-        let t = type_of(env, options);
-        if t != sys::ValueType::napi_object && t != sys::ValueType::napi_function {
-            return Err(type_error(
-                env,
-                "new Dispatcher(options): options must be an object with onResponse, onRequest, \
-                 onNotification, onInvalid and onError functions",
-            ));
-        }
+        let (callbacks, profile) = dispatcher_options(env, options.raw())?;
         let mut fns = [ptr::null_mut(); 9];
-        for (i, name) in CALLBACK_NAMES.iter().enumerate() {
-            let mut v = ptr::null_mut();
-            with_c_key(name, |k| {
-                check(
-                    unsafe { sys::napi_get_named_property(env, options, k, &mut v) },
-                    "reading options",
-                )
-            })?;
-            if type_of(env, v) != sys::ValueType::napi_function {
-                let got = NapiView { env, value: v }.kind().describe();
-                return Err(type_error(
-                    env,
-                    &format!(
-                        "new Dispatcher(options): options.{name} must be a function (got {got})"
-                    ),
-                ));
-            }
-            fns[i] = v;
-        }
-        let mut sdk = ptr::null_mut();
-        check(
-            unsafe { sys::napi_get_named_property(env, options, c"sdk".as_ptr(), &mut sdk) },
-            "reading options",
-        )?;
-        let profile = read_profile(env, sdk, "new Dispatcher(options): options.sdk")?;
+        fns[..5].copy_from_slice(&callbacks);
 
         let counters = Rc::new(Counters::default());
         let handlers = make_rejection_handlers(env, &counters, fns[ON_ERROR])?;
@@ -769,7 +708,7 @@ pub fn classify_js(
 ) -> Result<Either<String, InvalidClassification>> {
     let (env, message, sdk) = (env.raw(), message.raw(), sdk.raw());
     guarded("classify()", || {
-        let profile = read_profile(env, sdk, "classify(message, sdk): sdk")?;
+        let profile = sdk_profile(env, sdk, "classify(message, sdk): sdk")?;
         Ok(match classify_live(env, message, profile) {
             Classification::Invalid(reason) => Either::B(InvalidClassification { invalid: reason }),
             other => Either::A(other.name().to_owned()),

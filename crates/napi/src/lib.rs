@@ -25,6 +25,7 @@ mod dispatcher;
 mod js_out;
 mod js_view;
 mod napi_support;
+mod options;
 mod progress_tokens;
 mod receiver;
 mod stdio_framer;

@@ -168,6 +168,12 @@ pub(crate) fn read_number(env: sys::napi_env, value: sys::napi_value) -> Option<
     (unsafe { sys::napi_get_value_double(env, value, &mut n) } == OK).then_some(n)
 }
 
+/// The boolean `value` is, if it is one.
+pub(crate) fn read_bool(env: sys::napi_env, value: sys::napi_value) -> Option<bool> {
+    let mut b = false;
+    (unsafe { sys::napi_get_value_bool(env, value, &mut b) } == OK).then_some(b)
+}
+
 /// The string `value` is, if it is one, cut to 31 bytes (for option values
 /// such as `'report'`, compared whole).
 pub(crate) fn read_short_string(env: sys::napi_env, value: sys::napi_value) -> Option<String> {

@@ -64,89 +64,12 @@ use crate::js_out::{
     int32_array, js_text, new_int32_array, out_array, out_value, text_string, EXTERNAL_MIN_UNITS,
 };
 use crate::napi_support::{
-    check, chunk_bytes, guarded, invalid_arg as type_error, js_number, read_named, read_number,
-    read_short_string, type_of, undefined, OK,
+    check, chunk_bytes, guarded, invalid_arg as type_error, js_number, read_number, undefined, OK,
 };
+use crate::options::framer_options;
 use crate::receiver::{self, instance, run_accessor, Accessor, STDIO_FRAMER};
-use mcp_ordered_dispatch_core::framer::{
-    BlankLines, FrameSink, Framer, FramerOptions, Line, LineOutcome,
-};
+use mcp_ordered_dispatch_core::framer::{FrameSink, Framer, Line, LineOutcome};
 use mcp_ordered_dispatch_core::out::{OutWriter, Placed, Refused};
-use mcp_ordered_dispatch_core::Profile;
-
-/// Reads `{ sdk?: 1 | 2, maxMessageSize?: number, blankLines?: 'report' | 'skip', strict?: boolean }`.
-fn read_options(env: sys::napi_env, options: sys::napi_value) -> Result<FramerOptions> {
-    let t = type_of(env, options);
-    if t == sys::ValueType::napi_undefined || t == sys::ValueType::napi_null {
-        return Ok(FramerOptions::default());
-    }
-    if t != sys::ValueType::napi_object {
-        return type_error("new StdioFramer(options): options must be an object");
-    }
-    let sdk = read_named(env, options, c"sdk")?;
-    let profile = match type_of(env, sdk) {
-        sys::ValueType::napi_undefined => Profile::V1,
-        _ => match read_number(env, sdk) {
-            Some(1.0) => Profile::V1,
-            Some(2.0) => Profile::V2,
-            _ => {
-                return type_error(
-                    "new StdioFramer(options): options.sdk must be 1 or 2 (the major version of the MCP SDK)",
-                )
-            }
-        },
-    };
-    let strict = read_named(env, options, c"strict")?;
-    let mut o = match type_of(env, strict) {
-        sys::ValueType::napi_undefined => FramerOptions::for_profile(profile),
-        sys::ValueType::napi_boolean => {
-            let mut b = false;
-            unsafe { sys::napi_get_value_bool(env, strict, &mut b) };
-            if b {
-                FramerOptions::strict(profile)
-            } else {
-                FramerOptions::for_profile(profile)
-            }
-        }
-        _ => return type_error("new StdioFramer(options): options.strict must be a boolean"),
-    };
-    let max = read_named(env, options, c"maxMessageSize")?;
-    if type_of(env, max) != sys::ValueType::napi_undefined {
-        match read_number(env, max) {
-            Some(n) if n >= 1.0 && n.is_finite() && n.trunc() == n => {
-                o.max_message_size = n.min(usize::MAX as f64) as usize;
-            }
-            _ => {
-                return type_error(
-                    "new StdioFramer(options): options.maxMessageSize must be a positive integer (bytes)",
-                )
-            }
-        }
-    }
-    let check_bodies = read_named(env, options, c"checkBodies")?;
-    match type_of(env, check_bodies) {
-        sys::ValueType::napi_undefined => {}
-        sys::ValueType::napi_boolean => {
-            let mut b = true;
-            unsafe { sys::napi_get_value_bool(env, check_bodies, &mut b) };
-            o.check_bodies = b;
-        }
-        _ => return type_error("new StdioFramer(options): options.checkBodies must be a boolean"),
-    }
-    let blank = read_named(env, options, c"blankLines")?;
-    if type_of(env, blank) != sys::ValueType::napi_undefined {
-        o.blank_lines = match read_short_string(env, blank).as_deref() {
-            Some("report") => BlankLines::Report,
-            Some("skip") => BlankLines::Skip,
-            _ => {
-                return type_error(
-                    "new StdioFramer(options): options.blankLines must be 'report' or 'skip'",
-                )
-            }
-        };
-    }
-    Ok(o)
-}
 
 /// A batch buffer larger than this is released after use.
 const BATCH_KEEP: usize = 1 << 20;
@@ -303,7 +226,7 @@ impl StdioFramer {
         let (env, this, options) = (env.raw(), this.object.raw(), options.raw());
         guarded("new StdioFramer()", || {
             // Reading the options may run getters: before anything is held.
-            let options = read_options(env, options)?;
+            let options = framer_options(env, options, "StdioFramer")?;
             receiver::tag_instance(env, this, &STDIO_FRAMER)?;
             Ok(StdioFramer {
                 env,

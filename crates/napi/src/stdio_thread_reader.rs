@@ -28,14 +28,11 @@ use napi::{Error, Result, Status};
 use napi_derive::napi;
 
 use crate::js_out::{int32_array, js_text, out_array, out_value};
-use crate::napi_support::{
-    check, chunk_bytes, guarded, internal_error, invalid_arg, js_string, undefined, OK,
-};
+use crate::napi_support::{check, chunk_bytes, guarded, internal_error, js_string, undefined, OK};
+use crate::options::thread_reader_options;
 use crate::receiver::{self, STDIO_THREAD_READER};
 use mcp_ordered_dispatch_core::boundary;
-use mcp_ordered_dispatch_core::framer::BlankLines;
-use mcp_ordered_dispatch_core::stdio_thread::{Bounds, Failure, Pushed, Reader, Ready, Wake};
-use mcp_ordered_dispatch_core::{FramerOptions, Profile};
+use mcp_ordered_dispatch_core::stdio_thread::{Failure, Pushed, Reader, Ready, Wake};
 
 /// The threadsafe function: the worker's [`Wake`] (the handle is
 /// thread-safe by N-API's contract), released when dropped, unless N-API
@@ -151,51 +148,18 @@ fn thread_error(message: Failure) -> Error {
 
 #[napi]
 impl StdioThreadReader {
-    /// `new StdioThreadReader(sdk, maxMessageSize, blankLines, strict, maxBatchBytes, maxBatchMessages, inlineMax)`:
-    /// positional, checked by `lib/stdio-thread.cjs`. `blankLines`: 0 as
-    /// the SDK, 1 report, 2 skip.
-    #[allow(clippy::too_many_arguments)]
+    /// `new StdioThreadReader({ sdk?, maxMessageSize?, blankLines?, strict?, maxBatchBytes?, maxBatchMessages?, inlineMax? })`:
+    /// the options of `StdioFramer` and the pieces' bounds
+    /// (`crate::options::thread_reader_options`).
     #[napi(constructor)]
-    pub fn new(
-        env: Env,
-        this: This,
-        sdk: u32,
-        max_message_size: f64,
-        blank_lines: u32,
-        strict: bool,
-        max_batch_bytes: u32,
-        max_batch_messages: u32,
-        inline_max: u32,
-    ) -> Result<Self> {
-        let (env, this) = (env.raw(), this.object.raw());
+    pub fn new(env: Env, this: This, options: Unknown) -> Result<Self> {
+        let (env, this, options) = (env.raw(), this.object.raw(), options.raw());
         guarded("new StdioThreadReader()", || {
+            // Reading the options may run getters: before anything is held.
+            let (options, bounds, inline_max) = thread_reader_options(env, options)?;
             // Refuses a `this` that is already a native object
             // (`StdioThreadReader.call(aDispatcher, ...)`), before any thread starts.
             receiver::tag_instance(env, this, &STDIO_THREAD_READER)?;
-            let profile = match sdk {
-                1 => Profile::V1,
-                2 => Profile::V2,
-                _ => return invalid_arg("new StdioThreadReader(): sdk must be 1 or 2"),
-            };
-            let mut options = if strict {
-                FramerOptions::strict(profile)
-            } else {
-                FramerOptions::for_profile(profile)
-            };
-            if max_message_size.is_nan() || max_message_size < 1.0 {
-                return invalid_arg("new StdioThreadReader(): maxMessageSize must be positive");
-            }
-            options.max_message_size = max_message_size.min(usize::MAX as f64) as usize;
-            match blank_lines {
-                0 => {}
-                1 => options.blank_lines = BlankLines::Report,
-                2 => options.blank_lines = BlankLines::Skip,
-                _ => return invalid_arg("new StdioThreadReader(): blankLines must be 0, 1 or 2"),
-            }
-            let bounds = Bounds {
-                max_bytes: max_batch_bytes.max(1) as usize,
-                max_lines: max_batch_messages.max(1) as usize,
-            };
             // The threadsafe function: no JavaScript function of its own (it
             // would keep the reader alive); its context reaches the reader
             // through a weak reference.
@@ -236,9 +200,9 @@ impl StdioThreadReader {
             unsafe { sys::napi_unref_threadsafe_function(env, tsfn) };
             let waker = Box::new(Tsfn { handle: tsfn, gone });
             #[cfg(not(feature = "tokio-reader"))]
-            let started = Reader::start(options, bounds, inline_max as usize, waker);
+            let started = Reader::start(options, bounds, inline_max, waker);
             #[cfg(feature = "tokio-reader")]
-            let started = Reader::start_task(options, bounds, inline_max as usize, waker, |task| {
+            let started = Reader::start_task(options, bounds, inline_max, waker, |task| {
                 napi::bindgen_prelude::spawn(task);
             });
             let reader = started.map_err(|e| {
