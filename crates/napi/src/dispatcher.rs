@@ -53,13 +53,12 @@ use napi::{Error, Result};
 use napi_derive::napi;
 
 use crate::js_view::{Gathered, GatheredView, NapiView};
-use crate::napi_support::{
-    check, define_array, guarded, js_string, status_error, take_exception, undefined, OK,
-};
+use crate::napi_support::{define_array, guarded, js_string, take_exception, undefined};
 use crate::options::{
     dispatcher_options, sdk_profile, CALLBACK_NAMES, ON_ERROR, ON_INVALID, ON_NOTIFICATION,
     ON_REQUEST, ON_RESPONSE,
 };
+use crate::raw::{self, OrFail};
 use crate::receiver::{self, run_accessor, Accessor, DISPATCHER};
 use mcp_ordered_dispatch_core::boundary::{slot, KEYS_ALL};
 use mcp_ordered_dispatch_core::progress::plain_progress;
@@ -88,22 +87,9 @@ unsafe extern "C" fn report_rejection(
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
     let _ = catch_unwind(AssertUnwindSafe(|| {
-        let mut argc = 3usize;
-        let mut argv = [ptr::null_mut(); 3];
-        let mut data = ptr::null_mut();
-        if unsafe {
-            sys::napi_get_cb_info(
-                env,
-                info,
-                &mut argc,
-                argv.as_mut_ptr(),
-                ptr::null_mut(),
-                &mut data,
-            )
-        } != OK
-        {
+        let Ok((argv, _, data)) = raw::get_cb_info::<3>(env, info) else {
             return;
-        }
+        };
         // SAFETY: `data` is the `Rc<Counters>` leaked for this function and
         // released only by its finalizer, so it is alive while we run.
         let counters = unsafe { &*(data as *const Counters) };
@@ -130,12 +116,7 @@ fn call_on_error(
     error: sys::napi_value,
     kind: sys::napi_value,
 ) {
-    let argv = [error, kind];
-    let mut ret = ptr::null_mut();
-    let status = unsafe {
-        sys::napi_call_function(env, undefined(env), on_error, 2, argv.as_ptr(), &mut ret)
-    };
-    if status != OK {
+    if raw::call_function(env, undefined(env), on_error, &[error, kind]).is_err() {
         let _ = take_exception(env);
         counters.on_error_failure();
     }
@@ -149,50 +130,26 @@ fn make_rejection_handlers(
 ) -> Result<[sys::napi_value; 4]> {
     let name = "reportRejection";
     let data = Rc::into_raw(Rc::clone(counters)) as *mut c_void;
-    let mut report = ptr::null_mut();
-    let status = unsafe {
-        sys::napi_create_function(
-            env,
-            name.as_ptr().cast(),
-            name.len() as isize,
-            Some(report_rejection),
-            data,
-            &mut report,
-        )
+    // SAFETY: `data` (one count of the `Rc`) is released only by the
+    // finalizer attached below, after the function is collected.
+    let report = match unsafe { raw::create_function(env, name, Some(report_rejection), data) } {
+        Ok(f) => f,
+        Err(failed) => {
+            // SAFETY: not handed to N-API: the count is ours to drop.
+            unsafe { drop(Rc::from_raw(data as *const Counters)) };
+            return Err(failed.error("creating the rejection handler"));
+        }
     };
-    if status != OK {
-        unsafe { drop(Rc::from_raw(data as *const Counters)) };
-        return Err(status_error(status, "creating the rejection handler"));
-    }
-    let status = unsafe {
-        sys::napi_add_finalizer(
-            env,
-            report,
-            data,
-            Some(release_counters),
-            ptr::null_mut(),
-            ptr::null_mut(),
-        )
-    };
-    if status != OK {
+    // SAFETY: `release_counters` drops that one count, once.
+    unsafe { raw::add_finalizer(env, report, data, Some(release_counters)) }
         // Leak one Rc rather than risk a dangling pointer.
-        return Err(status_error(
-            status,
-            "attaching the rejection handler finalizer",
-        ));
-    }
-    let mut bind = ptr::null_mut();
-    check(
-        unsafe { sys::napi_get_named_property(env, report, c"bind".as_ptr(), &mut bind) },
-        "Function.prototype.bind",
-    )?;
+        .or_fail("attaching the rejection handler finalizer")?;
+    let bind = raw::get_named_property(env, report, c"bind").or_fail("Function.prototype.bind")?;
     let mut out = [ptr::null_mut(); 4];
     for (slot, kind) in out.iter_mut().zip(KIND_NAMES) {
         let argv = [undefined(env), on_error, js_string(env, kind)];
-        check(
-            unsafe { sys::napi_call_function(env, report, bind, 3, argv.as_ptr(), slot) },
-            "binding the rejection handler",
-        )?;
+        *slot = raw::call_function(env, report, bind, &argv)
+            .or_fail("binding the rejection handler")?;
     }
     Ok(out)
 }
@@ -262,21 +219,9 @@ impl Dispatcher {
         // in a frozen array whose elements are defined, not assigned (no
         // `Array.prototype` setter can take a callback away).
         let anchor = define_array(env, &fns, &[])?;
-        check(
-            unsafe { sys::napi_object_freeze(env, anchor) },
-            "freezing the callback table",
-        )?;
-        let mut key = ptr::null_mut();
-        check(
-            unsafe {
-                sys::napi_create_symbol(
-                    env,
-                    js_string(env, "mcp-ordered-dispatch callbacks"),
-                    &mut key,
-                )
-            },
-            "creating the callback symbol",
-        )?;
+        raw::object_freeze(env, anchor).or_fail("freezing the callback table")?;
+        let key = raw::create_symbol(env, js_string(env, "mcp-ordered-dispatch callbacks"))
+            .or_fail("creating the callback symbol")?;
         let descriptor = sys::napi_property_descriptor {
             utf8name: ptr::null(),
             name: key,
@@ -287,17 +232,12 @@ impl Dispatcher {
             attributes: sys::PropertyAttributes::default,
             data: ptr::null_mut(),
         };
-        check(
-            unsafe { sys::napi_define_properties(env, this.object.raw(), 1, &descriptor) },
-            "anchoring the callbacks",
-        )?;
+        raw::define_properties(env, this.object.raw(), &[descriptor])
+            .or_fail("anchoring the callbacks")?;
 
         let mut refs = [ptr::null_mut(); 9];
         for (r, f) in refs.iter_mut().zip(fns) {
-            check(
-                unsafe { sys::napi_create_reference(env, f, 0, r) },
-                "referencing a callback",
-            )?;
+            *r = raw::create_reference(env, f, 0).or_fail("referencing a callback")?;
         }
         // Last: nothing can fail after `this` is tagged (napi-rs wraps it next).
         receiver::tag_instance(env, this.object.raw(), &DISPATCHER)?;
@@ -398,14 +338,13 @@ impl Dispatcher {
         ];
         guarded("dispatch()", || {
             let (message, extra) = (args[slot::MESSAGE], args[slot::EXTRA]);
-            let mut k = -1i32;
-            unsafe { sys::napi_get_value_int32(env, args[slot::KEYS], &mut k) };
+            // Not a number: nothing was gathered.
+            let k = raw::get_value_int32(env, args[slot::KEYS]).unwrap_or(-1);
             let (class, plain) = if k < 0 {
                 let class = classify_live(env, message, self.profile);
                 (class, false)
             } else {
-                let mut progress_keys = -1i32;
-                unsafe { sys::napi_get_value_int32(env, args[slot::PR_KEYS], &mut progress_keys) };
+                let progress_keys = raw::get_value_int32(env, args[slot::PR_KEYS]).unwrap_or(-1);
                 let g = Gathered {
                     env,
                     args,
@@ -488,12 +427,14 @@ impl Dispatcher {
             || self.deliver(env, message, extra, take_class()),
             || self.enqueue(env, message, extra, take_class()),
             |queued| {
-                let mut scope = ptr::null_mut();
-                let opened = unsafe { sys::napi_open_handle_scope(env, &mut scope) } == OK;
+                // Without a scope of its own (it never fails to open), the
+                // message's handles live in the caller's.
+                let scope = raw::open_handle_scope(env).ok();
                 let (message, extra, class) = self.take(env, queued);
                 self.deliver(env, message, extra, class);
-                if opened {
-                    unsafe { sys::napi_close_handle_scope(env, scope) };
+                if let Some(scope) = scope {
+                    // Closing the scope just opened cannot fail.
+                    let _ = raw::close_handle_scope(env, scope);
                 }
             },
         );
@@ -508,16 +449,14 @@ impl Dispatcher {
     ) -> Queued {
         // `[message, extra]`, defined rather than assigned: no JavaScript runs
         // (an `Array.prototype[0]` setter cannot swallow the message).
-        let mut r = ptr::null_mut();
-        let ok = match define_array(env, &[message, extra], &[]) {
-            Ok(holder) => unsafe { sys::napi_create_reference(env, holder, 1, &mut r) == OK },
-            Err(_) => false,
-        };
-        if !ok {
+        let held = define_array(env, &[message, extra], &[])
+            .ok()
+            .and_then(|holder| raw::create_reference(env, holder, 1).ok());
+        let Some(r) = held else {
             // Caught by `guarded`: the re-entrant dispatch() call throws.
             let _ = take_exception(env);
             panic!("could not retain a re-entrantly dispatched message");
-        }
+        };
         self.counters.ref_created();
         Queued { holder: r, class }
     }
@@ -529,18 +468,16 @@ impl Dispatcher {
         env: sys::napi_env,
         queued: Queued,
     ) -> (sys::napi_value, sys::napi_value, Routed) {
-        let mut holder = ptr::null_mut();
-        let mut message = undefined(env);
-        let mut extra = undefined(env);
-        unsafe {
-            if sys::napi_get_reference_value(env, queued.holder, &mut holder) == OK
-                && !holder.is_null()
-            {
-                sys::napi_get_element(env, holder, 0, &mut message);
-                sys::napi_get_element(env, holder, 1, &mut extra);
-            }
-            sys::napi_delete_reference(env, queued.holder);
-        }
+        // The holder is strong: reading it fails only with a broken env,
+        // and then the message is delivered as `undefined`.
+        let element =
+            |holder, i| raw::get_element(env, holder, i).unwrap_or_else(|_| undefined(env));
+        let (message, extra) = match raw::get_reference_value(env, queued.holder) {
+            Ok(holder) if !holder.is_null() => (element(holder, 0), element(holder, 1)),
+            _ => (undefined(env), undefined(env)),
+        };
+        // Deleting a live reference cannot fail.
+        let _ = raw::delete_reference(env, queued.holder);
         self.counters.ref_released();
         (message, extra, queued.class)
     }
@@ -553,13 +490,13 @@ impl Dispatcher {
         extra: sys::napi_value,
         (class, plain_progress): Routed,
     ) {
+        // Getting a boolean cannot fail for a live env; `undefined` if it did.
+        let boolean = |b| raw::get_boolean(env, b).unwrap_or_else(|_| undefined(env));
         let mut second = extra;
-        let mut third = ptr::null_mut();
-        unsafe { sys::napi_get_boolean(env, plain_progress, &mut third) };
+        let third = boolean(plain_progress);
         let (index, counted) = match class {
             Classification::Result | Classification::Error => {
-                let is_error = matches!(class, Classification::Error);
-                unsafe { sys::napi_get_boolean(env, is_error, &mut second) };
+                second = boolean(matches!(class, Classification::Error));
                 (ON_RESPONSE, Delivered::Response)
             }
             Classification::Request => (ON_REQUEST, Delivered::Request),
@@ -576,32 +513,26 @@ impl Dispatcher {
         // onNotification(message, extra, plainProgress); the others take two.
         let argv = [message, second, third];
         let argc = if index == ON_NOTIFICATION { 3 } else { 2 };
-        let mut ret = ptr::null_mut();
-        let status = unsafe {
-            sys::napi_call_function(env, undefined(env), callback, argc, argv.as_ptr(), &mut ret)
-        };
-        if status == OK {
-            let mut is_promise = false;
-            if !ret.is_null()
-                && unsafe { sys::napi_is_promise(env, ret, &mut is_promise) } == OK
-                && is_promise
-            {
-                self.watch_promise(env, ret, index);
+        let failed = match raw::call_function(env, undefined(env), callback, &argv[..argc]) {
+            Ok(ret) => {
+                if !ret.is_null() && raw::is_promise(env, ret) == Ok(true) {
+                    self.watch_promise(env, ret, index);
+                }
+                return;
             }
-            return;
-        }
+            Err(failed) => failed,
+        };
         self.counters.handler_error();
         let error = take_exception(env).unwrap_or_else(|| {
-            let mut e = ptr::null_mut();
             let msg = js_string(
                 env,
                 &format!(
-                    "mcp-ordered-dispatch: calling {} failed (napi status {status})",
-                    CALLBACK_NAMES[index]
+                    "mcp-ordered-dispatch: calling {} failed (napi status {})",
+                    CALLBACK_NAMES[index], failed.0
                 ),
             );
-            unsafe { sys::napi_create_error(env, ptr::null_mut(), msg, &mut e) };
-            e
+            // No error object either: onError gets the message itself.
+            raw::create_error(env, msg).unwrap_or(msg)
         });
         if let Some(on_error) = self.callback(env, self.callbacks[ON_ERROR]) {
             call_on_error(
@@ -619,42 +550,31 @@ impl Dispatcher {
         let Some(handler) = self.callback(env, self.rejection_handlers[index]) else {
             return;
         };
-        let mut then = ptr::null_mut();
-        let mut ret = ptr::null_mut();
-        let ok = unsafe {
-            sys::napi_get_named_property(env, promise, c"then".as_ptr(), &mut then) == OK
-                && sys::napi_call_function(
-                    env,
-                    promise,
-                    then,
-                    2,
-                    [undefined(env), handler].as_ptr(),
-                    &mut ret,
-                ) == OK
-        };
-        if !ok {
+        let watched = raw::get_named_property(env, promise, c"then")
+            .and_then(|then| raw::call_function(env, promise, then, &[undefined(env), handler]));
+        if watched.is_err() {
             let _ = take_exception(env);
         }
     }
 
     fn callback(&self, env: sys::napi_env, r: sys::napi_ref) -> Option<sys::napi_value> {
-        let mut f = ptr::null_mut();
-        let status = unsafe { sys::napi_get_reference_value(env, r, &mut f) };
-        (status == OK && !f.is_null()).then_some(f)
+        raw::get_reference_value(env, r)
+            .ok()
+            .filter(|f| !f.is_null())
     }
 }
 
 impl Drop for Dispatcher {
     fn drop(&mut self) {
         let env = self.env;
-        unsafe {
-            for r in self.callbacks.iter().chain(self.rejection_handlers.iter()) {
-                sys::napi_delete_reference(env, *r);
-            }
+        // In a finalizer nothing can be thrown: a reference that cannot be
+        // deleted (the env is being torn down) goes with the env.
+        for r in self.callbacks.iter().chain(self.rejection_handlers.iter()) {
+            let _ = raw::delete_reference(env, *r);
         }
         if let Ok(mut q) = self.queue.try_borrow_mut() {
             for item in q.take_all() {
-                unsafe { sys::napi_delete_reference(env, item.holder) };
+                let _ = raw::delete_reference(env, item.holder);
                 self.counters.ref_released();
             }
         }
@@ -683,12 +603,7 @@ unsafe extern "C" fn get_pending(
             .try_borrow()
             .map_err(|_| Error::from_reason("mcp-ordered-dispatch: queue busy"))?
             .len() as u32;
-        let mut v = ptr::null_mut();
-        check(
-            unsafe { sys::napi_create_uint32(env, pending, &mut v) },
-            "creating a number",
-        )?;
-        Ok(v)
+        raw::create_uint32(env, pending).or_fail("creating a number")
     })
 }
 

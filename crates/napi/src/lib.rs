@@ -9,9 +9,11 @@
 //!   the core's worker (`stdio_thread`);
 //! * `progress_tokens` — `ProgressTokens`;
 //!
-//! and what they share: `options` (reading every constructor's options),
-//! `js_out` (the readers' result arrays and text strings, from the core's
-//! `out` writer), `napi_support` (N-API helpers and the one panic policy,
+//! and what they share: `raw` (every raw `napi::sys` call, each behind a
+//! thin wrapper whose status is checked: the audit surface of `unsafe`),
+//! `options` (reading every constructor's options), `js_out` (the readers'
+//! result arrays and text strings, from the core's `out` writer),
+//! `napi_support` (N-API helpers over `raw` and the one panic policy,
 //! `guarded`), `receiver` (the receiver checks of the classes' accessors).
 //! Module init is here: it defines those accessors and exports `boundary`,
 //! so that no class module is named by another.
@@ -27,6 +29,7 @@ mod js_view;
 mod napi_support;
 mod options;
 mod progress_tokens;
+mod raw;
 mod receiver;
 mod stdio_framer;
 mod stdio_thread_reader;
@@ -38,7 +41,6 @@ use mcp_ordered_dispatch_core::boundary;
 use napi::bindgen_prelude::{Env, JsValue, Object};
 use napi::sys;
 
-use crate::napi_support::OK;
 use crate::receiver::{define_accessors, DISPATCHER, PROGRESS_TOKENS, STDIO_FRAMER};
 
 /// Module init (run once per module instance, after napi-rs has defined the
@@ -60,18 +62,12 @@ fn export_boundary(env: sys::napi_env, exports: sys::napi_value) -> napi::Result
             "mcp-ordered-dispatch: exporting the boundary constants: {what} failed"
         ))
     };
-    let mut object = ptr::null_mut();
-    if unsafe { sys::napi_create_object(env, &mut object) } != OK {
-        return Err(fail("napi_create_object"));
-    }
+    let object = raw::create_object(env).map_err(|_| fail("napi_create_object"))?;
     let mut names = Vec::with_capacity(boundary::EXPORTED.len());
     let mut descriptors = Vec::with_capacity(boundary::EXPORTED.len());
     for (name, value) in boundary::EXPORTED {
         let name = CString::new(*name).map_err(|_| fail("a name"))?;
-        let mut v = ptr::null_mut();
-        if unsafe { sys::napi_create_int32(env, *value, &mut v) } != OK {
-            return Err(fail("napi_create_int32"));
-        }
+        let v = raw::create_int32(env, *value).map_err(|_| fail("napi_create_int32"))?;
         descriptors.push(sys::napi_property_descriptor {
             utf8name: name.as_ptr(),
             name: ptr::null_mut(),
@@ -84,15 +80,10 @@ fn export_boundary(env: sys::napi_env, exports: sys::napi_value) -> napi::Result
         });
         names.push(name);
     }
-    let ok = unsafe {
-        sys::napi_define_properties(env, object, descriptors.len(), descriptors.as_ptr()) == OK
-            && sys::napi_object_freeze(env, object) == OK
-            && sys::napi_set_named_property(env, exports, c"boundary".as_ptr(), object) == OK
-    };
+    let defined = raw::define_properties(env, object, &descriptors)
+        .and_then(|()| raw::object_freeze(env, object))
+        .and_then(|()| raw::set_named_property(env, exports, c"boundary", object));
+    // The descriptors point into `names`, alive until here.
     drop(names);
-    if ok {
-        Ok(())
-    } else {
-        Err(fail("defining the object"))
-    }
+    defined.map_err(|_| fail("defining the object"))
 }

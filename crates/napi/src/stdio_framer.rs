@@ -64,9 +64,10 @@ use crate::js_out::{
     int32_array, js_text, new_int32_array, out_array, out_value, text_string, EXTERNAL_MIN_UNITS,
 };
 use crate::napi_support::{
-    check, chunk_bytes, guarded, invalid_arg as type_error, js_number, read_number, undefined, OK,
+    chunk_bytes, guarded, invalid_arg as type_error, js_number, read_number, undefined,
 };
 use crate::options::framer_options;
+use crate::raw::{self, OrFail};
 use crate::receiver::{self, instance, run_accessor, Accessor, STDIO_FRAMER};
 use mcp_ordered_dispatch_core::framer::{FrameSink, Framer, Line, LineOutcome};
 use mcp_ordered_dispatch_core::out::{OutWriter, Placed, Refused};
@@ -371,8 +372,8 @@ impl State {
         let now = self.framer.heap_bytes() + self.batch_raw.capacity();
         if now != self.reported {
             let change = now as i64 - self.reported as i64;
-            let mut total = 0i64;
-            if unsafe { sys::napi_adjust_external_memory(env, change, &mut total) } == OK {
+            // Not reported (it never fails for a live env): tried again next time.
+            if raw::adjust_external_memory(env, change).is_ok() {
                 self.reported = now;
             }
         }
@@ -382,45 +383,32 @@ impl State {
     /// small or was detached) and returns the array.
     fn write_meta(&mut self, env: sys::napi_env, meta: &[i32]) -> Result<sys::napi_value> {
         if !self.meta_ref.is_null() {
-            let mut array = ptr::null_mut();
-            check(
-                unsafe { sys::napi_get_reference_value(env, self.meta_ref, &mut array) },
-                "reading the entries array",
-            )?;
-            let (mut kind, mut len, mut data) = (0, 0usize, ptr::null_mut());
-            if !array.is_null()
-                && unsafe {
-                    sys::napi_get_typedarray_info(
-                        env,
-                        array,
-                        &mut kind,
-                        &mut len,
-                        &mut data,
-                        ptr::null_mut(),
-                        ptr::null_mut(),
-                    )
-                } == OK
-                && kind == sys::TypedarrayType::int32_array
-                && !data.is_null()
-                && len >= meta.len()
-            {
+            let array = raw::get_reference_value(env, self.meta_ref)
+                .or_fail("reading the entries array")?;
+            let info = (!array.is_null())
+                .then(|| raw::get_typedarray_info(env, array).ok())
+                .flatten();
+            if let Some(a) = info.filter(|a| {
+                a.kind == sys::TypedarrayType::int32_array
+                    && !a.data.is_null()
+                    && a.len >= meta.len()
+            }) {
                 // SAFETY: `data` and `len` were read just now, and no
                 // JavaScript runs between that and this copy (so the array
                 // cannot have been detached since): `data` points to `len`
                 // >= meta.len() i32s of the array's live backing store.
-                unsafe { ptr::copy_nonoverlapping(meta.as_ptr(), data.cast::<i32>(), meta.len()) };
+                unsafe {
+                    ptr::copy_nonoverlapping(meta.as_ptr(), a.data.cast::<i32>(), meta.len())
+                };
                 return Ok(array);
             }
         }
         // First use, too small, or detached: a new array.
         let array = int32_array(env, meta, meta.len().max(1024).next_power_of_two())?;
-        let mut r = ptr::null_mut();
-        check(
-            unsafe { sys::napi_create_reference(env, array, 1, &mut r) },
-            "referencing the entries array",
-        )?;
+        let r = raw::create_reference(env, array, 1).or_fail("referencing the entries array")?;
         if !self.meta_ref.is_null() {
-            unsafe { sys::napi_delete_reference(env, self.meta_ref) };
+            // A failure leaks the old array (it cannot fail for a live ref).
+            let _ = raw::delete_reference(env, self.meta_ref);
         }
         self.meta_ref = r;
         Ok(array)
@@ -430,14 +418,13 @@ impl State {
 impl Drop for StdioFramer {
     fn drop(&mut self) {
         let state = self.state.get_mut();
+        // In a finalizer nothing can be thrown: a failure (the env is being
+        // torn down) leaves the array to the teardown and the count to V8.
         if !state.meta_ref.is_null() {
-            unsafe { sys::napi_delete_reference(self.env, state.meta_ref) };
+            let _ = raw::delete_reference(self.env, state.meta_ref);
         }
         if state.reported > 0 {
-            let mut total = 0i64;
-            unsafe {
-                sys::napi_adjust_external_memory(self.env, -(state.reported as i64), &mut total)
-            };
+            let _ = raw::adjust_external_memory(self.env, -(state.reported as i64));
         }
     }
 }
