@@ -37,7 +37,7 @@ test('the main tarball: the JavaScript, types and LICENSE; no Rust source, no bi
     assert.ok(files.includes(f), `${f} is in the main tarball`);
   }
   for (const f of files) {
-    assert.doesNotMatch(f, /\.node$|\.rs$|^Cargo\.|^build\.rs$|^src\/|^scripts\/|^test\/|^npm\//, `${f} must not be in the main tarball`);
+    assert.doesNotMatch(f, /\.node$|\.rs$|^Cargo\.|^build\.rs$|^src\/|^crates\/|^scripts\/|^test\/|^npm\//, `${f} must not be in the main tarball`);
   }
   const manifest = tarManifest(tarballs.main);
   for (const hook of ['preinstall', 'install', 'postinstall']) assert.equal(manifest.scripts?.[hook], undefined, hook);
