@@ -29,6 +29,8 @@ const {
   platformArchABI, localBuildPath, binaryFileName, npmDirOf, platformPackageName, targets, tripleToAbi, ROOT,
 } = require('../lib/native/addon.cjs');
 
+// The addon's package in the Cargo workspace (crates/napi) and its library name.
+const PACKAGE = 'mcp-ordered-dispatch';
 const LIB_NAME = 'mcp_ordered_dispatch';
 const MIN_RUST = '1.88';
 
@@ -56,7 +58,7 @@ function checkLoads(file) {
 
 function build({ debug = false, verify = false } = {}) {
   const cargo = cargoCommand();
-  const args = ['build', '--lib', '--message-format=json-render-diagnostics'];
+  const args = ['build', '-p', PACKAGE, '--lib', '--message-format=json-render-diagnostics'];
   if (!debug) args.push('--release');
   const jobs = process.env.CARGO_BUILD_JOBS;
   if (jobs) args.push('--jobs', jobs);

@@ -203,11 +203,13 @@ function loadAddon() {
     why = `${brokenPackage}. Reinstall it (delete node_modules/${pkgName} and run your install again).`;
   } else if (supported) {
     why =
-      `Its platform package ${pkgName}@${PKG.version} is not installed. Likely cause: optional dependencies were ` +
-      'omitted (`npm install --omit=optional` or `--no-optional`, `omit=optional` in .npmrc or npm_config_omit), ' +
-      'or the lockfile was written on another OS, CPU or libc and names only that platform\'s package. ' +
-      'Fix: install again with optional dependencies (if the lockfile came from another platform, remove ' +
-      `node_modules and the lockfile first), or add ${pkgName}@${PKG.version} to your dependencies.`;
+      `Its platform package ${pkgName}@${PKG.version} is not installed. Either it was left out: optional ` +
+      'dependencies were omitted (`npm install --omit=optional` or `--no-optional`, `omit=optional` in .npmrc or ' +
+      'npm_config_omit), or the lockfile was written on another OS, CPU or libc and names only that platform\'s ' +
+      'package; fix: install again with optional dependencies (if the lockfile came from another platform, remove ' +
+      'node_modules and the lockfile first). Or it could not be had at all: the registry you install from does ' +
+      `not have ${pkgName}@${PKG.version}, or the main package was installed from a tarball alone; fix: install ` +
+      `${pkgName}@${PKG.version} (or its tarball) beside it.`;
   } else {
     why =
       `No prebuilt package is published for ${abi}. Build the addon from source in a clone of the repository ` +

@@ -49,9 +49,6 @@ const { MessageReader, framerOptions } = require('./message-reader.cjs');
  */
 const THREAD_DEFAULTS = Object.freeze({ maxBatchBytes: 64 * 1024, maxBatchMessages: 512, inlineMax: 16 * 1024, highWater: 256 * 1024 });
 
-// StdioThreadReader's blankLines argument.
-const BLANK_LINES = { undefined: 0, report: 1, skip: 2 };
-
 function positiveInteger(value, name, fallback) {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < 1 || value > 0x7fffffff) throw new TypeError(`offThread.${name} must be a positive integer`);
@@ -111,7 +108,8 @@ class ThreadReadBuffer {
     const Worker = native.load().StdioThreadReader;
     if (typeof Worker !== 'function') throw new Error('mcp-ordered-dispatch: the native addon has no StdioThreadReader; rebuild it with `npm run build`.');
     this._limited = Number.isFinite(this._maxBufferSize);
-    this._worker = new Worker(framer.sdk, framer.maxMessageSize, BLANK_LINES[framer.blankLines], framer.strict, maxBatchBytes, maxBatchMessages, inlineMax);
+    // StdioFramer's options, and the hand-over bounds.
+    this._worker = new Worker({ ...framer, maxBatchBytes, maxBatchMessages, inlineMax });
     this._reader = new MessageReader(options, this);
     this._handoff = this._reader.handoff;
     this._transport = options.transport;

@@ -31,7 +31,9 @@ test('the published package.json is a user\'s: no scripts, no devDependencies, n
   assert.ok(repo.scripts.prepare, 'the repository still builds through prepare');
   assert.equal(manifest.type, 'commonjs');
   const files = tarList(tarball);
-  for (const f of ['index.d.mts', 'register.d.mts', 'testing.d.mts']) assert.ok(files.includes(f), `${f} ships`);
+  for (const f of ['index.d.mts', 'register.d.mts', 'testing.d.mts', 'README.md', 'CHANGELOG.md', 'LICENSE']) assert.ok(files.includes(f), `${f} ships`);
+  const changelog = fs.readFileSync(path.join(ROOT, 'CHANGELOG.md'), 'utf8');
+  assert.match(changelog, new RegExp(`^## ${repo.version.replaceAll('.', '\\.')}\\b`, 'm'), 'CHANGELOG.md has a section for this version');
 });
 
 test('the .d.mts files are generated from the .d.ts files and current (npm run types)', () => {

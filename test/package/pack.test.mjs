@@ -17,6 +17,7 @@ import {
 
 let dir;
 let tarballs;
+let installLog;
 
 before(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-ordered-dispatch-pack-'));
@@ -25,7 +26,8 @@ before(() => {
   fs.mkdirSync(project);
   fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'pack-test', version: '1.0.0', private: true }));
   fs.writeFileSync(path.join(project, 'app.mjs'), REPRO_APP);
-  sh(NPM, ['install', '--no-audit', '--no-fund', tarballs.main, tarballs.platform, ...sdkSpecs()], { cwd: project });
+  // --strict-allow-scripts: npm refuses a package with a lifecycle script nobody allowed.
+  installLog = sh(NPM, ['install', '--strict-allow-scripts', '--no-audit', '--no-fund', tarballs.main, tarballs.platform, ...sdkSpecs()], { cwd: project }).out;
 });
 
 after(() => dir && fs.rmSync(dir, { recursive: true, force: true }));
@@ -37,7 +39,7 @@ test('the main tarball: the JavaScript, types and LICENSE; no Rust source, no bi
     assert.ok(files.includes(f), `${f} is in the main tarball`);
   }
   for (const f of files) {
-    assert.doesNotMatch(f, /\.node$|\.rs$|^Cargo\.|^build\.rs$|^src\/|^scripts\/|^test\/|^npm\//, `${f} must not be in the main tarball`);
+    assert.doesNotMatch(f, /\.node$|\.rs$|^Cargo\.|^build\.rs$|^src\/|^crates\/|^scripts\/|^test\/|^npm\//, `${f} must not be in the main tarball`);
   }
   const manifest = tarManifest(tarballs.main);
   for (const hook of ['preinstall', 'install', 'postinstall']) assert.equal(manifest.scripts?.[hook], undefined, hook);
@@ -78,6 +80,7 @@ test('our platform names agree with @napi-rs/cli for the 8 targets, and npm/ has
 
 test('installed from the two tarballs, the addon loads from the platform package and nothing is lost', () => {
   const project = path.join(dir, 'app');
+  assert.doesNotMatch(installLog, /ESTRICTALLOWSCRIPTS|install-scripts|prepare/, installLog);
   assert.deepEqual(platformPackagesIn(project), [platform.platformPackageName(ABI)]);
   assert.deepEqual(nodeFilesUnder(project), [`node_modules/${platform.platformPackageName(ABI)}/${platform.binaryFileName(ABI)}`]);
   const { stdout } = sh(process.execPath, ['--import', `${PKG.name}/register`, 'app.mjs'], { cwd: project });
@@ -108,4 +111,20 @@ test('MCP_ORDERED_DISPATCH_NATIVE names exactly the file to load; a bad one is t
   assert.match(failed.message, /MCP_ORDERED_DISPATCH_NATIVE/);
   const good = path.join(project, 'node_modules', platform.platformPackageName(ABI), platform.binaryFileName(ABI));
   assert.match(sh(process.execPath, ['-e', script], { cwd: project, env: { MCP_ORDERED_DISPATCH_NATIVE: good } }).stdout, /^installed$/m);
+});
+
+test('the main tarball alone (no platform package to be had): the load error says so, and how to fix it', () => {
+  const project = path.join(dir, 'alone');
+  fs.mkdirSync(project);
+  fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'alone', version: '1.0.0', private: true }));
+  // --omit=optional too: the registry has no platform package of an unpublished version.
+  sh(NPM, ['install', '--strict-allow-scripts', '--omit=optional', '--no-audit', '--no-fund', tarballs.main], { cwd: project });
+  const script = `try { require('${PKG.name}').install(); } catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })); }`;
+  const { code, message } = JSON.parse(sh(process.execPath, ['-e', script], { cwd: project }).stdout);
+  assert.equal(code, 'MCP_ORDERED_DISPATCH_LOAD_FAILED');
+  const pkg = `${platform.platformPackageName(ABI)}@${PKG.version}`;
+  assert.match(message, new RegExp(`${pkg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not installed`));
+  assert.match(message, /optional dependencies were omitted/);
+  assert.match(message, /installed from a tarball alone/);
+  assert.ok(message.includes(`install ${pkg} (or its tarball) beside it`), message);
 });

@@ -83,4 +83,5 @@ test('the release workflow builds, tests and publishes the 8 targets of package.
   assert.match(yml, /npm publish \.\/npm-pack-tmp\/main --provenance/);
   assert.match(yml, /node scripts\/pack\.cjs --stage/);
   assert.match(yml, /napi prepublish/);
+  assert.match(yml, /CHANGELOG\.md/);
 });

@@ -294,7 +294,7 @@ test('memory safety: every method of StdioThreadReader and ThreadReadBuffer with
     const int = (n) => ((seed = (seed * 1103515245 + 12345) >>> 0) % n);
     const pick = (xs) => xs[int(xs.length)];
     const line = '{"jsonrpc":"2.0","method":"m"}\\n';
-    const readers = [new R(1, 1e7, 0, false, 100, 3, 0), new R(2, 64, 1, true, 1, 1, 100)];
+    const readers = [new R({ sdk: 1, maxMessageSize: 1e7, strict: false, maxBatchBytes: 100, maxBatchMessages: 3, inlineMax: 0 }), new R({ sdk: 2, maxMessageSize: 64, blankLines: 'report', strict: true, maxBatchBytes: 1, maxBatchMessages: 1, inlineMax: 100 })];
     const buffers = [new ThreadReadBuffer({ inlineMax: 0 }), new ThreadReadBuffer({ maxBufferSize: 100 })];
     const junk = () => pick([undefined, null, 0, -1, NaN, 1e300, 'x', {}, [], Buffer.from(line.repeat(int(50))), new Uint8Array(3), new Int32Array(2),
       new Uint8Array(new SharedArrayBuffer(8)), new DataView(new ArrayBuffer(4)), () => {}, Symbol('s'), 2n, pick(readers), pick(buffers)]);

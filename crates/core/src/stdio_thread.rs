@@ -2,7 +2,7 @@
 //! core [`Framer`]; JavaScript hands it each chunk (copied: no pointer into a
 //! JavaScript buffer outlives the call), the worker frames, validates and
 //! classifies it, and queues the lines as [`pieces`] for JavaScript to take.
-//! `crate::stdio_thread_binding` is the class over it (`StdioThreadReader`).
+//! The binding's `StdioThreadReader` is the class over it.
 //!
 //! The hand-over, and why it is bounded: the worker wakes JavaScript (a
 //! [`Wake`]: the binding's threadsafe function) only when no wake-up is
@@ -38,8 +38,8 @@ use std::thread::JoinHandle;
 
 pub use pieces::{Bounds, Piece, PieceSink, Ready};
 
-use crate::core::{Framer, FramerOptions};
-use crate::napi_support::panic_message;
+use crate::panic::panic_message;
+use crate::{Framer, FramerOptions};
 
 /// How the worker wakes JavaScript (the binding's threadsafe function);
 /// dropped when the reader stops.
@@ -99,7 +99,7 @@ struct Shared {
     wake: Condvar,
     /// The worker finished what it had (or stopped).
     idle: Condvar,
-    #[cfg(feature = "tokio-reader")]
+    #[cfg(feature = "task")]
     notify: tokio::sync::Notify,
     bounds: Bounds,
 }
@@ -112,6 +112,33 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Shared {
+    fn new(options: FramerOptions, bounds: Bounds, waker: Box<dyn Wake>) -> Arc<Shared> {
+        Arc::new(Shared {
+            work: Mutex::new(Work {
+                framer: Framer::new(options),
+                current: Piece::default(),
+            }),
+            queues: Mutex::new(Queues {
+                input: VecDeque::new(),
+                spare: Vec::new(),
+                busy: false,
+                backlog: 0,
+                wake_below: None,
+                output: VecDeque::new(),
+                armed: false,
+                stop: false,
+                finished: false,
+                failure: None,
+                waker: Some(waker),
+            }),
+            wake: Condvar::new(),
+            idle: Condvar::new(),
+            #[cfg(feature = "task")]
+            notify: tokio::sync::Notify::new(),
+            bounds,
+        })
+    }
+
     /// The next chunk to frame (marking the worker busy), or `None` when
     /// there is none now (idle) or the worker must stop (`finished` set).
     fn next_chunk(&self, q: &mut Queues) -> Option<Vec<u8>> {
@@ -135,7 +162,6 @@ impl Shared {
     }
 
     /// The worker on a thread of its own.
-    #[cfg_attr(feature = "tokio-reader", allow(dead_code))]
     fn worker(self: Arc<Self>) {
         loop {
             let chunk = {
@@ -154,9 +180,9 @@ impl Shared {
         }
     }
 
-    /// The worker as a task on napi-rs's tokio runtime (feature
-    /// `tokio-reader`, for the measurements in README).
-    #[cfg(feature = "tokio-reader")]
+    /// The worker as a task on a tokio runtime (feature `task`: the addon's
+    /// `tokio-reader`, on napi-rs's runtime, for the measurements in README).
+    #[cfg(feature = "task")]
     async fn task(self: Arc<Self>) {
         loop {
             let chunk = {
@@ -203,7 +229,7 @@ impl Shared {
             work.current = std::mem::take(&mut sink.current);
         }
         // Transcoding happens here, off the main thread.
-        let ready: Vec<Ready> = pieces.into_iter().map(Piece::finish).collect();
+        let ready: Vec<Ready> = pieces.into_iter().map(Ready::from).collect();
         let mut q = lock(&self.queues);
         drop(work);
         if q.spare.len() < SPARE_CHUNKS && chunk.capacity() <= SPARE_BYTES {
@@ -223,7 +249,7 @@ impl Shared {
     /// Wakes the worker (input, or stop).
     fn wake_worker(&self) {
         self.wake.notify_all();
-        #[cfg(feature = "tokio-reader")]
+        #[cfg(feature = "task")]
         self.notify.notify_one();
     }
 
@@ -255,12 +281,11 @@ pub enum Pushed {
     Framed(Option<Ready>),
 }
 
-/// The worker: a thread, or (feature `tokio-reader`) a task.
+/// The worker: a thread, or (feature `task`) a task.
 enum Worker {
-    #[cfg_attr(feature = "tokio-reader", allow(dead_code))]
     Thread(JoinHandle<()>),
-    /// A task on napi-rs's tokio runtime: stopped when `finished` is set.
-    #[cfg(feature = "tokio-reader")]
+    /// A task on the caller's tokio runtime: stopped when `finished` is set.
+    #[cfg(feature = "task")]
     Task,
 }
 
@@ -275,50 +300,44 @@ pub struct Reader {
 }
 
 impl Reader {
-    /// Starts the worker of a reader that frames with `options`, hands over
-    /// pieces of at most `bounds`, and wakes JavaScript with `waker` (dropped
-    /// at once if the worker cannot start).
+    /// Starts the worker, on a thread of its own, of a reader that frames
+    /// with `options`, hands over pieces of at most `bounds`, and wakes
+    /// JavaScript with `waker` (dropped at once if the worker cannot start).
     pub fn start(
         options: FramerOptions,
         bounds: Bounds,
         inline_max: usize,
         waker: Box<dyn Wake>,
     ) -> std::io::Result<Reader> {
-        let shared = Arc::new(Shared {
-            work: Mutex::new(Work {
-                framer: Framer::new(options),
-                current: Piece::default(),
-            }),
-            queues: Mutex::new(Queues {
-                input: VecDeque::new(),
-                spare: Vec::new(),
-                busy: false,
-                backlog: 0,
-                wake_below: None,
-                output: VecDeque::new(),
-                armed: false,
-                stop: false,
-                finished: false,
-                failure: None,
-                waker: Some(waker),
-            }),
-            wake: Condvar::new(),
-            idle: Condvar::new(),
-            #[cfg(feature = "tokio-reader")]
-            notify: tokio::sync::Notify::new(),
-            bounds,
-        });
+        let shared = Shared::new(options, bounds, waker);
         let worker = Arc::clone(&shared);
-        #[cfg(feature = "tokio-reader")]
-        let started: std::io::Result<Worker> = {
-            napi::bindgen_prelude::spawn(worker.task());
-            Ok(Worker::Task)
-        };
-        #[cfg(not(feature = "tokio-reader"))]
         let started = std::thread::Builder::new()
             .name("mcp-od-stdio".into())
             .spawn(move || worker.worker())
             .map(Worker::Thread);
+        Reader::with_worker(shared, started, inline_max)
+    }
+
+    /// As [`Reader::start`], with the worker as a task that `spawn` runs on
+    /// a tokio runtime (the binding's: napi-rs's).
+    #[cfg(feature = "task")]
+    pub fn start_task(
+        options: FramerOptions,
+        bounds: Bounds,
+        inline_max: usize,
+        waker: Box<dyn Wake>,
+        spawn: impl FnOnce(std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>),
+    ) -> std::io::Result<Reader> {
+        let shared = Shared::new(options, bounds, waker);
+        spawn(Box::pin(Arc::clone(&shared).task()));
+        Reader::with_worker(shared, Ok(Worker::Task), inline_max)
+    }
+
+    fn with_worker(
+        shared: Arc<Shared>,
+        started: std::io::Result<Worker>,
+        inline_max: usize,
+    ) -> std::io::Result<Reader> {
         match started {
             Ok(w) => Ok(Reader {
                 shared,
@@ -364,7 +383,7 @@ impl Reader {
         work.framer.push(&chunk, &mut sink);
         drop(work);
         let first = sink.into_pieces().into_iter().next();
-        Ok(Pushed::Framed(first.map(Piece::finish)))
+        Ok(Pushed::Framed(first.map(Ready::from)))
     }
 
     /// The next piece, or `None` (and the next wake-up re-armed) when none
@@ -457,7 +476,7 @@ impl Reader {
             Worker::Thread(thread) => {
                 let _ = thread.join();
             }
-            #[cfg(feature = "tokio-reader")]
+            #[cfg(feature = "task")]
             Worker::Task => {
                 let mut q = lock(&self.shared.queues);
                 while !q.finished {
@@ -479,7 +498,7 @@ impl Drop for Reader {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::Profile;
+    use crate::Profile;
 
     struct NoWake;
     impl Wake for NoWake {
@@ -494,7 +513,6 @@ mod tests {
         )
     }
 
-    #[cfg(not(feature = "tokio-reader"))]
     #[test]
     fn chunks_copied_into_recycled_buffers_frame_as_they_came() {
         let reader = Reader::start(

@@ -1,15 +1,14 @@
 //! [`JsonView`]s over JavaScript values: [`NapiView`] reads a live value
 //! through N-API (the reference path), [`GatheredView`] serves the values
 //! `lib/native.cjs` gathered in JavaScript and passed to `_dispatchGathered`
-//! (laid out by `crate::boundary::slot`), falling back to N-API for the rest.
-
-use std::ptr;
+//! (laid out by `mcp_ordered_dispatch_core::boundary::slot`), falling back to N-API for the rest.
 
 use napi::sys;
 
-use crate::boundary::{slot, PROGRESS_KEYS, TOP_KEYS};
-use crate::core::{JsonView, Kind, ViewError};
-use crate::napi_support::{read_long_string, read_number, take_exception, type_of, with_c_key, OK};
+use crate::napi_support::{read_long_string, read_number, take_exception, type_of, with_c_key};
+use crate::raw;
+use mcp_ordered_dispatch_core::boundary::{slot, PROGRESS_KEYS, TOP_KEYS};
+use mcp_ordered_dispatch_core::{JsonView, Kind, ViewError};
 
 // ---------------------------------------------------------------------------
 // JsonView over a live JavaScript value
@@ -36,15 +35,11 @@ impl JsonView for NapiView {
             sys::ValueType::napi_null => Kind::Null,
             sys::ValueType::napi_boolean => Kind::Bool,
             sys::ValueType::napi_number => {
-                let mut n = f64::NAN;
-                unsafe { sys::napi_get_value_double(self.env, self.value, &mut n) };
-                Kind::Number(n)
+                Kind::Number(raw::get_value_double(self.env, self.value).unwrap_or(f64::NAN))
             }
             sys::ValueType::napi_string => Kind::String,
             sys::ValueType::napi_object => {
-                let mut is_array = false;
-                unsafe { sys::napi_is_array(self.env, self.value, &mut is_array) };
-                if is_array {
+                if raw::is_array(self.env, self.value) == Ok(true) {
                     Kind::Array
                 } else {
                     Kind::Object
@@ -75,34 +70,18 @@ impl JsonView for NapiView {
             heap = vec![0u8; cap];
             &mut heap
         };
-        let mut len = 0usize;
-        let status = unsafe {
-            sys::napi_get_value_string_utf8(
-                self.env,
-                self.value,
-                buf.as_mut_ptr().cast(),
-                buf.len(),
-                &mut len,
-            )
-        };
-        if status != OK {
-            return None;
-        }
+        let len = raw::get_value_string_utf8(self.env, self.value, buf).ok()?;
         Some(&buf[..len] == expected.as_bytes())
     }
 
     fn get(&self, key: &str) -> std::result::Result<Self, ViewError> {
-        let mut out = ptr::null_mut();
-        let status = with_c_key(key, |k| unsafe {
-            sys::napi_get_named_property(self.env, self.value, k, &mut out)
-        });
-        if status != OK {
-            return Err(self.read_error(&format!("reading {key:?}")));
+        match with_c_key(key, |k| raw::get_named_property(self.env, self.value, k)) {
+            Ok(value) => Ok(NapiView {
+                env: self.env,
+                value,
+            }),
+            Err(_) => Err(self.read_error(&format!("reading {key:?}"))),
         }
-        Ok(NapiView {
-            env: self.env,
-            value: out,
-        })
     }
 
     fn for_each_key<F>(&self, mut f: F) -> std::result::Result<(), ViewError>
@@ -115,32 +94,20 @@ impl JsonView for NapiView {
         let env = self.env;
         // Enumerable string keys, own and inherited: what `for...in` (and so
         // zod's `.strict()`) sees.
-        let mut names = ptr::null_mut();
-        if unsafe { sys::napi_get_property_names(env, self.value, &mut names) } != OK {
+        let listed = raw::get_property_names(env, self.value)
+            .and_then(|names| Ok((names, raw::get_array_length(env, names)?)));
+        let Ok((names, count)) = listed else {
             return Err(self.read_error("listing the keys"));
-        }
-        let mut count = 0u32;
-        if unsafe { sys::napi_get_array_length(env, names, &mut count) } != OK {
-            return Err(self.read_error("listing the keys"));
-        }
+        };
         let mut buf = [0u8; 64];
         for i in 0..count {
-            let mut key = ptr::null_mut();
-            if unsafe { sys::napi_get_element(env, names, i, &mut key) } != OK {
+            let Ok(key) = raw::get_element(env, names, i) else {
                 return Err(self.read_error("listing the keys"));
-            }
-            let mut len = 0usize;
-            let status = unsafe {
-                sys::napi_get_value_string_utf8(
-                    env,
-                    key,
-                    buf.as_mut_ptr().cast(),
-                    buf.len(),
-                    &mut len,
-                )
             };
+            let copied = raw::get_value_string_utf8(env, key, &mut buf);
+            let len = copied.unwrap_or(0);
             let owned;
-            let name: &str = if status != OK {
+            let name: &str = if copied.is_err() {
                 // Not a string (cannot happen with napi_get_property_names).
                 "<non-string key>"
             } else if len + 5 < buf.len() {
@@ -156,12 +123,9 @@ impl JsonView for NapiView {
                 owned = read_long_string(env, key);
                 &owned
             };
-            let value = || {
-                let mut v = ptr::null_mut();
-                if unsafe { sys::napi_get_property(env, self.value, key, &mut v) } != OK {
-                    return Err(self.read_error(&format!("reading {name:?}")));
-                }
-                Ok(NapiView { env, value: v })
+            let value = || match raw::get_property(env, self.value, key) {
+                Ok(value) => Ok(NapiView { env, value }),
+                Err(_) => Err(self.read_error(&format!("reading {name:?}"))),
             };
             if !f(name, &value)? {
                 break;
@@ -184,7 +148,7 @@ impl JsonView for NapiView {
 // `napi_get_value_*`). Anything not gathered falls back to a real lookup.
 
 /// Where a gathered value is: an argument slot of `_dispatchGathered`
-/// (`crate::boundary::slot`), or not gathered.
+/// (`mcp_ordered_dispatch_core::boundary::slot`), or not gathered.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Slot {
     Gathered(usize),
@@ -194,7 +158,7 @@ enum Slot {
 
 pub(crate) struct Gathered {
     pub(crate) env: sys::napi_env,
-    /// `_dispatchGathered`'s arguments, by `crate::boundary::slot`.
+    /// `_dispatchGathered`'s arguments, by `mcp_ordered_dispatch_core::boundary::slot`.
     pub(crate) args: [sys::napi_value; slot::COUNT],
     /// Bit i set: `TOP_KEYS[i]` is a `for...in` key.
     pub(crate) keys: u8,
@@ -273,7 +237,7 @@ impl<'g> GatheredView<'g> {
     }
 
     fn gathered_child(&self, key: &str) -> Option<Slot> {
-        use crate::core::classify::RELATED_TASK_META_KEY as RT;
+        use mcp_ordered_dispatch_core::classify::RELATED_TASK_META_KEY as RT;
         let Slot::Gathered(at) = self.slot else {
             return None;
         };

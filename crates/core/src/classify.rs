@@ -523,7 +523,7 @@ fn quote(key: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::view::SerdeView;
+    use crate::view::SerdeView;
     use serde_json::{json, Value};
 
     fn c(v: Value) -> Classification {

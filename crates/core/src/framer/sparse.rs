@@ -13,8 +13,8 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::Id;
-use crate::core::classify::RELATED_TASK_META_KEY;
-use crate::core::view::{JsonView, Kind, ViewError};
+use crate::classify::RELATED_TASK_META_KEY;
+use crate::view::{JsonView, Kind, ViewError};
 
 /// A value the classifier reads: a scalar (strings and numbers kept) or a
 /// container reduced to its kind.

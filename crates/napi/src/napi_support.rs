@@ -1,4 +1,4 @@
-//! The N-API helpers every binding file uses, and the one panic policy
+//! The N-API helpers every binding file uses (over `crate::raw`), and the one panic policy
 //! ([`guarded`]) of every exported function, class method and accessor:
 //! errors, reading arguments and options (numbers, short strings, the bytes
 //! of a `Buffer`), making strings and numbers, and arrays built without
@@ -6,28 +6,18 @@
 //! external when big) and the framers' result array are `crate::js_out`'s.
 
 use std::borrow::Cow;
-use std::ffi::{c_char, CStr, CString};
+use std::ffi::{CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
 
+use mcp_ordered_dispatch_core::panic::panic_message;
 use napi::sys;
 use napi::{Error, Result, Status};
 
-pub(crate) const OK: sys::napi_status = sys::Status::napi_ok;
-pub(crate) const PENDING: sys::napi_status = sys::Status::napi_pending_exception;
+use crate::raw::{self, OrFail};
 
 // ---------------------------------------------------------------------------
 // panics and errors
-
-pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "unknown panic payload".to_owned()
-    }
-}
 
 /// The error a panic in `what` becomes.
 pub(crate) fn panic_error(what: &str, payload: &(dyn std::any::Any + Send)) -> Error {
@@ -55,7 +45,8 @@ pub(crate) fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T>) -> Result<T>
 /// leaves the pending exception alone).
 pub(crate) fn type_error(env: sys::napi_env, message: &str) -> Error {
     let msg = CString::new(message.replace('\0', " ")).unwrap_or_default();
-    unsafe { sys::napi_throw_type_error(env, ptr::null(), msg.as_ptr()) };
+    // Not thrown only when another exception is pending: that one is thrown.
+    let _ = raw::throw_type_error(env, &msg);
     Error::new(Status::PendingException, message.to_owned())
 }
 
@@ -64,92 +55,52 @@ pub(crate) fn invalid_arg<T>(message: &str) -> Result<T> {
     Err(Error::new(Status::InvalidArg, message.to_owned()))
 }
 
-/// Turns a napi status into a `Result`, leaving a pending exception pending.
-pub(crate) fn check(status: sys::napi_status, what: &str) -> Result<()> {
-    if status == OK {
-        Ok(())
-    } else {
-        Err(status_error(status, what))
-    }
-}
-
-/// The error for a failed napi call (a pending exception stays pending and is
-/// what gets thrown).
-pub(crate) fn status_error(status: sys::napi_status, what: &str) -> Error {
-    if status == PENDING {
-        Error::new(Status::PendingException, what.to_owned())
-    } else {
-        Error::new(
-            Status::from(status),
-            format!("mcp-ordered-dispatch: {what} failed"),
-        )
-    }
-}
-
 /// Clears a pending exception and returns it (or `None` if none was pending).
 pub(crate) fn take_exception(env: sys::napi_env) -> Option<sys::napi_value> {
-    let mut exc = ptr::null_mut();
-    let status = unsafe { sys::napi_get_and_clear_last_exception(env, &mut exc) };
-    if status == OK && !exc.is_null() {
-        Some(exc)
-    } else {
-        None
-    }
+    raw::get_and_clear_last_exception(env)
+        .ok()
+        .filter(|exc| !exc.is_null())
 }
 
+/// `undefined` (null, which N-API reads as undefined, should N-API fail to
+/// give it: it never does for a live env).
 pub(crate) fn undefined(env: sys::napi_env) -> sys::napi_value {
-    let mut v = ptr::null_mut();
-    unsafe { sys::napi_get_undefined(env, &mut v) };
-    v
+    raw::get_undefined(env).unwrap_or(ptr::null_mut())
 }
 
+/// A string of `s`, or `undefined` if it cannot be made.
 pub(crate) fn js_string(env: sys::napi_env, s: &str) -> sys::napi_value {
-    let mut v = ptr::null_mut();
-    let status =
-        unsafe { sys::napi_create_string_utf8(env, s.as_ptr().cast(), s.len() as isize, &mut v) };
-    if status != OK {
-        return undefined(env);
-    }
-    v
+    raw::create_string_utf8(env, s).unwrap_or_else(|_| undefined(env))
 }
 
+/// The type of `value`; -1 (no type) if N-API cannot tell.
 pub(crate) fn type_of(env: sys::napi_env, value: sys::napi_value) -> sys::napi_valuetype {
-    let mut t = -1;
-    if unsafe { sys::napi_typeof(env, value, &mut t) } != OK {
-        return -1;
-    }
-    t
+    raw::type_of(env, value).unwrap_or(-1)
 }
 
-/// Calls `f(key_ptr)` with `key` as a NUL-terminated C string, on the stack
+/// Calls `f(key)` with `key` as a NUL-terminated C string, on the stack
 /// when short.
-pub(crate) fn with_c_key<R>(key: &str, f: impl FnOnce(*const c_char) -> R) -> R {
+pub(crate) fn with_c_key<R>(key: &str, f: impl FnOnce(&CStr) -> R) -> R {
     let mut buf = [0u8; 64];
     if key.len() < buf.len() && !key.contains('\0') {
         buf[..key.len()].copy_from_slice(key.as_bytes());
-        f(buf.as_ptr().cast())
+        match CStr::from_bytes_until_nul(&buf) {
+            Ok(k) => f(k),
+            Err(_) => unreachable!("the buffer ends with a NUL"),
+        }
     } else {
         let owned = CString::new(key.replace('\0', "")).unwrap_or_default();
-        f(owned.as_ptr())
+        f(&owned)
     }
 }
 
+/// The string `value` is, whole (lossy UTF-8); empty if it is none.
 pub(crate) fn read_long_string(env: sys::napi_env, value: sys::napi_value) -> String {
-    let mut len = 0usize;
-    if unsafe { sys::napi_get_value_string_utf8(env, value, ptr::null_mut(), 0, &mut len) } != OK {
+    let Ok(len) = raw::string_utf8_len(env, value) else {
         return String::new();
-    }
-    let mut buf = vec![0u8; len + 1];
-    let mut written = 0usize;
-    unsafe {
-        sys::napi_get_value_string_utf8(
-            env,
-            value,
-            buf.as_mut_ptr().cast(),
-            buf.len(),
-            &mut written,
-        )
     };
+    let mut buf = vec![0u8; len + 1];
+    let written = raw::get_value_string_utf8(env, value, &mut buf).unwrap_or(0);
     buf.truncate(written);
     String::from_utf8_lossy(&buf).into_owned()
 }
@@ -163,29 +114,25 @@ pub(crate) fn read_named(
     object: sys::napi_value,
     key: &CStr,
 ) -> Result<sys::napi_value> {
-    let mut v = ptr::null_mut();
-    check(
-        unsafe { sys::napi_get_named_property(env, object, key.as_ptr(), &mut v) },
-        "reading options",
-    )?;
-    Ok(v)
+    raw::get_named_property(env, object, key).or_fail("reading options")
 }
 
 /// The number `value` is, if it is one.
 pub(crate) fn read_number(env: sys::napi_env, value: sys::napi_value) -> Option<f64> {
-    let mut n = 0f64;
-    (unsafe { sys::napi_get_value_double(env, value, &mut n) } == OK).then_some(n)
+    raw::get_value_double(env, value).ok()
+}
+
+/// The boolean `value` is, if it is one.
+pub(crate) fn read_bool(env: sys::napi_env, value: sys::napi_value) -> Option<bool> {
+    raw::get_value_bool(env, value).ok()
 }
 
 /// The string `value` is, if it is one, cut to 31 bytes (for option values
 /// such as `'report'`, compared whole).
 pub(crate) fn read_short_string(env: sys::napi_env, value: sys::napi_value) -> Option<String> {
     let mut buf = [0u8; 32];
-    let mut len = 0usize;
-    let status = unsafe {
-        sys::napi_get_value_string_utf8(env, value, buf.as_mut_ptr().cast(), buf.len(), &mut len)
-    };
-    (status == OK).then(|| String::from_utf8_lossy(&buf[..len]).into_owned())
+    let len = raw::get_value_string_utf8(env, value, &mut buf).ok()?;
+    Some(String::from_utf8_lossy(&buf[..len]).into_owned())
 }
 
 /// The largest chunk the framers take (their offsets are `i32` UTF-16 units).
@@ -203,30 +150,16 @@ pub(crate) fn chunk_bytes<'a>(
     chunk: sys::napi_value,
     what: &str,
 ) -> Result<Cow<'a, [u8]>> {
-    let mut is_typed = false;
-    unsafe { sys::napi_is_typedarray(env, chunk, &mut is_typed) };
     let not_bytes = || invalid_arg(&format!("{what}: chunk must be a Buffer or Uint8Array"));
-    if !is_typed {
+    if raw::is_typedarray(env, chunk) != Ok(true) {
         return not_bytes();
     }
-    let mut kind = 0;
-    let mut len = 0usize;
-    let mut data = ptr::null_mut();
-    let mut buffer = ptr::null_mut();
-    check(
-        unsafe {
-            sys::napi_get_typedarray_info(
-                env,
-                chunk,
-                &mut kind,
-                &mut len,
-                &mut data,
-                &mut buffer,
-                ptr::null_mut(),
-            )
-        },
-        "reading the chunk",
-    )?;
+    let raw::TypedArray {
+        kind,
+        len,
+        data,
+        buffer,
+    } = raw::get_typedarray_info(env, chunk).or_fail("reading the chunk")?;
     if kind != sys::TypedarrayType::uint8_array {
         return not_bytes();
     }
@@ -248,9 +181,8 @@ pub(crate) fn chunk_bytes<'a>(
     let bytes = unsafe { std::slice::from_raw_parts(data as *const u8, len) };
     // A SharedArrayBuffer (`napi_is_arraybuffer` is false for one) can be
     // written by another thread at any time: a private copy.
-    let mut plain = false;
-    unsafe { sys::napi_is_arraybuffer(env, buffer, &mut plain) };
-    if plain {
+    // (Not known to be a plain one: copied too.)
+    if raw::is_arraybuffer(env, buffer) == Ok(true) {
         Ok(Cow::Borrowed(bytes))
     } else {
         Ok(Cow::Owned(bytes.to_vec()))
@@ -262,37 +194,18 @@ pub(crate) fn chunk_bytes<'a>(
 
 /// A one-byte string of `bytes` (Latin-1), copied.
 pub(crate) fn js_latin1(env: sys::napi_env, bytes: &[u8]) -> Result<sys::napi_value> {
-    let mut v = ptr::null_mut();
-    check(
-        unsafe {
-            sys::napi_create_string_latin1(env, bytes.as_ptr().cast(), bytes.len() as isize, &mut v)
-        },
-        "creating a string",
-    )?;
-    Ok(v)
+    raw::create_string_latin1(env, bytes).or_fail("creating a string")
 }
 
 /// A string of UTF-8 `text`, decoded by V8 (for short texts: long ones go
 /// through `crate::js_out::text_string`).
 pub(crate) fn js_utf8(env: sys::napi_env, text: &str) -> Result<sys::napi_value> {
-    let mut v = ptr::null_mut();
-    check(
-        unsafe {
-            sys::napi_create_string_utf8(env, text.as_ptr().cast(), text.len() as isize, &mut v)
-        },
-        "creating a string",
-    )?;
-    Ok(v)
+    raw::create_string_utf8(env, text).or_fail("creating a string")
 }
 
 /// A number.
 pub(crate) fn js_number(env: sys::napi_env, n: f64) -> Result<sys::napi_value> {
-    let mut v = ptr::null_mut();
-    check(
-        unsafe { sys::napi_create_double(env, n, &mut v) },
-        "creating a number",
-    )?;
-    Ok(v)
+    raw::create_double(env, n).or_fail("creating a number")
 }
 
 // ---------------------------------------------------------------------------
@@ -338,7 +251,7 @@ pub(crate) fn define_array(
         push_decimal(&mut names, i);
         names.push(0);
     }
-    let name = |i: usize| -> *const c_char {
+    let name = |i: usize| -> *const std::ffi::c_char {
         match SMALL_NAMES.get(i) {
             Some(n) => n.as_ptr(),
             None => names[starts[i - SMALL_NAMES.len()]..].as_ptr().cast(),
@@ -357,22 +270,18 @@ pub(crate) fn define_array(
             | sys::PropertyAttributes::configurable,
         data: ptr::null_mut(),
     };
-    let mut array = ptr::null_mut();
-    check(
-        unsafe { sys::napi_create_array_with_length(env, len, &mut array) },
-        "creating an array",
-    )?;
+    let array = raw::create_array_with_length(env, len).or_fail("creating an array")?;
     let values = first.iter().chain(rest).copied();
-    let status = if len <= SMALL_NAMES.len() {
+    let defined = if len <= SMALL_NAMES.len() {
         let mut small = [descriptor(0, ptr::null_mut()); SMALL_NAMES.len()];
         for (i, value) in values.enumerate() {
             small[i] = descriptor(i, value);
         }
-        unsafe { sys::napi_define_properties(env, array, len, small.as_ptr()) }
+        raw::define_properties(env, array, &small[..len])
     } else {
         let all: Vec<_> = values.enumerate().map(|(i, v)| descriptor(i, v)).collect();
-        unsafe { sys::napi_define_properties(env, array, len, all.as_ptr()) }
+        raw::define_properties(env, array, &all)
     };
-    check(status, "filling an array")?;
+    defined.or_fail("filling an array")?;
     Ok(array)
 }

@@ -5,10 +5,10 @@
 //! loads), and the JavaScript reads them from there; neither side writes the
 //! numbers again.
 //!
-//! No N-API types: the core's framer uses the same key bits.
+//! Constants and the codes' meaning only: `crate::out` writes the layout
+//! they describe. The core's framer uses the same key bits.
 
-use crate::core::framer::{FrameError, Message};
-use crate::core::Classification;
+use crate::Classification;
 
 /// The top-level keys of a JSON-RPC message the classifier looks at; bit `i`
 /// of a key set ([`KEY_JSONRPC`] ...) stands for `TOP_KEYS[i]`.
@@ -146,73 +146,6 @@ pub const BAD_OFFSET: usize = 1;
 pub const BAD_LINE: usize = 2;
 pub const BAD_REASON: usize = 3;
 pub const BAD_TEXT: usize = 4;
-
-// ---------------------------------------------------------------------------
-// writing `out` (both stdio readers: `crate::framer_binding` and the
-// off-thread reader's pieces, `crate::stdio_thread`)
-
-/// A framed message's code: its kind and flags.
-pub fn message_code(m: &Message<'_>) -> i32 {
-    kind_code(&m.kind).expect("a framed message is valid")
-        | if m.valid_in_both { 0 } else { CODE_NOT_IN_BOTH }
-        | if m.schema_strips {
-            CODE_SCHEMA_STRIPS
-        } else {
-            0
-        }
-}
-
-/// Appends an entry `[code, slot, start, end]` to `entries`.
-pub fn push_entry(entries: &mut Vec<i32>, [code, slot, start, end]: [i32; ENTRY_SIZE]) {
-    let mut fields = [0; ENTRY_SIZE];
-    fields[ENTRY_CODE] = code;
-    fields[ENTRY_SLOT] = slot;
-    fields[ENTRY_START] = start;
-    fields[ENTRY_END] = end;
-    entries.extend_from_slice(&fields);
-}
-
-/// Appends a message's `text` (`units` UTF-16 units long) to a batch: the
-/// text of one JSON array, without its `]`, `batch_units` UTF-16 units so
-/// far. Returns the message's range in the batch, in units (its entry's
-/// `start..end`).
-pub fn push_to_batch(
-    batch: &mut Vec<u8>,
-    batch_units: &mut usize,
-    text: &str,
-    units: usize,
-) -> (usize, usize) {
-    batch.push(if batch.is_empty() { b'[' } else { b',' });
-    batch.extend_from_slice(text.as_bytes());
-    let start = *batch_units + 1;
-    *batch_units = start + units;
-    (start, *batch_units)
-}
-
-/// A value of `out[OUT_VALUES..]` (a bad line's fields) before it is a
-/// JavaScript value.
-#[derive(Debug, Clone, PartialEq)]
-pub enum OutValue {
-    Text(String),
-    Number(f64),
-}
-
-/// A bad line's fields, in `BAD_*` order (its text last, when it has one),
-/// and its entry's `start` (1 when the text is there).
-pub fn bad_line_fields(error: &FrameError) -> (Vec<OutValue>, i32) {
-    let mut fields = vec![OutValue::Number(0.0); BAD_TEXT];
-    fields[BAD_MESSAGE] = OutValue::Text(error.to_string());
-    fields[BAD_OFFSET] = OutValue::Number(error.offset as f64);
-    fields[BAD_LINE] = OutValue::Number(error.line as f64);
-    fields[BAD_REASON] = OutValue::Text(error.kind.code().to_owned());
-    match &error.text {
-        Some(text) => {
-            fields.push(OutValue::Text(text.clone()));
-            (fields, 1)
-        }
-        None => (fields, 0),
-    }
-}
 
 /// The constants JavaScript reads, by the names it reads them by.
 pub const EXPORTED: &[(&str, i32)] = &[

@@ -1,6 +1,6 @@
 //! `StdioThreadReader`: the class over the off-thread stdio reader
-//! (`crate::stdio_thread`, issue 13), whose pieces are the very layout
-//! `StdioFramer.push` returns (`out`, see `src/boundary.rs`), so
+//! (the core's `stdio_thread`, issue 13), whose pieces are the very layout
+//! `StdioFramer.push` returns (`out`, see the core's `boundary`), so
 //! `lib/stdio-thread.cjs` reads them with the main-thread reader's own code
 //! (`crate::js_out` builds both).
 //!
@@ -18,7 +18,6 @@
 //! would.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::ptr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -27,15 +26,13 @@ use napi::sys;
 use napi::{Error, Result, Status};
 use napi_derive::napi;
 
-use crate::boundary;
-use crate::core::framer::BlankLines;
-use crate::core::{FramerOptions, Profile};
 use crate::js_out::{int32_array, js_text, out_array, out_value};
-use crate::napi_support::{
-    check, chunk_bytes, guarded, internal_error, invalid_arg, js_string, undefined, OK,
-};
+use crate::napi_support::{chunk_bytes, guarded, internal_error, js_string, type_of, undefined};
+use crate::options::thread_reader_options;
+use crate::raw::{self, OrFail};
 use crate::receiver::{self, STDIO_THREAD_READER};
-use crate::stdio_thread::{Bounds, Failure, Pushed, Reader, Ready, Wake};
+use mcp_ordered_dispatch_core::boundary;
+use mcp_ordered_dispatch_core::stdio_thread::{Failure, Pushed, Reader, Ready, Wake};
 
 /// The threadsafe function: the worker's [`Wake`] (the handle is
 /// thread-safe by N-API's contract), released when dropped, unless N-API
@@ -54,14 +51,9 @@ impl Wake for Tsfn {
         if self.gone.load(Ordering::Acquire) {
             return false;
         }
-        let status = unsafe {
-            sys::napi_call_threadsafe_function(
-                self.handle,
-                ptr::null_mut(),
-                sys::ThreadsafeFunctionCallMode::nonblocking,
-            )
-        };
-        status == OK
+        // SAFETY: not `gone`: N-API has not destroyed it, and only `drop`
+        // releases it.
+        unsafe { raw::call_threadsafe_function(self.handle) }.is_ok()
     }
 }
 
@@ -70,12 +62,9 @@ impl Drop for Tsfn {
         if self.gone.load(Ordering::Acquire) {
             return;
         }
-        unsafe {
-            sys::napi_release_threadsafe_function(
-                self.handle,
-                sys::ThreadsafeFunctionReleaseMode::abort,
-            )
-        };
+        // SAFETY: as in `wake`. A failure (the env is going away) leaves it to
+        // N-API's teardown, which then finalizes it.
+        let _ = unsafe { raw::release_threadsafe_function(self.handle) };
     }
 }
 
@@ -97,27 +86,23 @@ unsafe extern "C" fn call_js(
     if env.is_null() || context.is_null() {
         return; // the environment is going away
     }
-    let context = context as *const Context;
+    // SAFETY: `context` is the `Context` this threadsafe function was made
+    // with, freed only by `finalize_context`, after the last call.
+    let weak = unsafe { (*(context as *const Context)).weak };
     let _ = catch_unwind(AssertUnwindSafe(|| {
-        let mut reader = ptr::null_mut();
-        if sys::napi_get_reference_value(env, (*context).weak, &mut reader) != OK
-            || reader.is_null()
-        {
-            return; // collected
-        }
-        let mut callback = ptr::null_mut();
-        if sys::napi_get_named_property(env, reader, c"onready".as_ptr(), &mut callback) != OK {
-            return;
-        }
-        let mut t = 0;
-        sys::napi_typeof(env, callback, &mut t);
-        if t != sys::ValueType::napi_function {
+        let reader = match raw::get_reference_value(env, weak) {
+            Ok(r) if !r.is_null() => r,
+            _ => return, // collected
+        };
+        let Ok(callback) = raw::get_named_property(env, reader, c"onready") else {
+            return; // its getter threw: that exception stays pending
+        };
+        if type_of(env, callback) != sys::ValueType::napi_function {
             return;
         }
         // An exception it throws stays pending: Node reports it as uncaught,
         // as it would one thrown by a 'data' listener.
-        let mut result = ptr::null_mut();
-        sys::napi_call_function(env, reader, callback, 0, ptr::null(), &mut result);
+        let _ = raw::call_function(env, reader, callback, &[]);
     }));
 }
 
@@ -127,10 +112,13 @@ unsafe extern "C" fn finalize_context(
     _hint: *mut std::ffi::c_void,
 ) {
     let _ = catch_unwind(AssertUnwindSafe(|| {
-        let context = Box::from_raw(data as *mut Context);
+        // SAFETY: `data` is the context leaked by the constructor, and N-API
+        // calls this once, after the last `call_js`.
+        let context = unsafe { Box::from_raw(data as *mut Context) };
         context.gone.store(true, Ordering::Release);
         if !env.is_null() {
-            sys::napi_delete_reference(env, context.weak);
+            // Nothing to do about a failure while the env is torn down.
+            let _ = raw::delete_reference(env, context.weak);
         }
     }));
 }
@@ -151,96 +139,59 @@ fn thread_error(message: Failure) -> Error {
 
 #[napi]
 impl StdioThreadReader {
-    /// `new StdioThreadReader(sdk, maxMessageSize, blankLines, strict, maxBatchBytes, maxBatchMessages, inlineMax)`:
-    /// positional, checked by `lib/stdio-thread.cjs`. `blankLines`: 0 as
-    /// the SDK, 1 report, 2 skip.
-    #[allow(clippy::too_many_arguments)]
+    /// `new StdioThreadReader({ sdk?, maxMessageSize?, blankLines?, strict?, maxBatchBytes?, maxBatchMessages?, inlineMax? })`:
+    /// the options of `StdioFramer` and the pieces' bounds
+    /// (`crate::options::thread_reader_options`).
     #[napi(constructor)]
-    pub fn new(
-        env: Env,
-        this: This,
-        sdk: u32,
-        max_message_size: f64,
-        blank_lines: u32,
-        strict: bool,
-        max_batch_bytes: u32,
-        max_batch_messages: u32,
-        inline_max: u32,
-    ) -> Result<Self> {
-        let (env, this) = (env.raw(), this.object.raw());
+    pub fn new(env: Env, this: This, options: Unknown) -> Result<Self> {
+        let (env, this, options) = (env.raw(), this.object.raw(), options.raw());
         guarded("new StdioThreadReader()", || {
+            // Reading the options may run getters: before anything is held.
+            let (options, bounds, inline_max) = thread_reader_options(env, options)?;
             // Refuses a `this` that is already a native object
             // (`StdioThreadReader.call(aDispatcher, ...)`), before any thread starts.
             receiver::tag_instance(env, this, &STDIO_THREAD_READER)?;
-            let profile = match sdk {
-                1 => Profile::V1,
-                2 => Profile::V2,
-                _ => return invalid_arg("new StdioThreadReader(): sdk must be 1 or 2"),
-            };
-            let mut options = if strict {
-                FramerOptions::strict(profile)
-            } else {
-                FramerOptions::for_profile(profile)
-            };
-            if max_message_size.is_nan() || max_message_size < 1.0 {
-                return invalid_arg("new StdioThreadReader(): maxMessageSize must be positive");
-            }
-            options.max_message_size = max_message_size.min(usize::MAX as f64) as usize;
-            match blank_lines {
-                0 => {}
-                1 => options.blank_lines = BlankLines::Report,
-                2 => options.blank_lines = BlankLines::Skip,
-                _ => return invalid_arg("new StdioThreadReader(): blankLines must be 0, 1 or 2"),
-            }
-            let bounds = Bounds {
-                max_bytes: max_batch_bytes.max(1) as usize,
-                max_lines: max_batch_messages.max(1) as usize,
-            };
             // The threadsafe function: no JavaScript function of its own (it
             // would keep the reader alive); its context reaches the reader
             // through a weak reference.
-            let mut weak = ptr::null_mut();
-            check(
-                unsafe { sys::napi_create_reference(env, this, 0, &mut weak) },
-                "referencing the reader",
-            )?;
+            let weak = raw::create_reference(env, this, 0).or_fail("referencing the reader")?;
             let gone = Arc::new(AtomicBool::new(false));
             let context = Box::into_raw(Box::new(Context {
                 weak,
                 gone: Arc::clone(&gone),
             }));
             let name = js_string(env, "mcp-ordered-dispatch stdio reader");
-            let mut tsfn = ptr::null_mut();
-            let status = unsafe {
-                sys::napi_create_threadsafe_function(
+            // SAFETY: `context` stays alive until `finalize_context` frees it.
+            let made = unsafe {
+                raw::create_threadsafe_function(
                     env,
-                    ptr::null_mut(),
-                    ptr::null_mut(),
                     name,
-                    0,
-                    1,
                     context.cast(),
                     Some(finalize_context),
-                    context.cast(),
                     Some(call_js),
-                    &mut tsfn,
                 )
             };
-            if status != OK {
-                // SAFETY: not handed to N-API.
-                let context = unsafe { Box::from_raw(context) };
-                unsafe { sys::napi_delete_reference(env, context.weak) };
-                return check(status, "creating the threadsafe function").map(|_| unreachable!());
-            }
-            // Never keeps the process alive (the stream does while it is open).
-            unsafe { sys::napi_unref_threadsafe_function(env, tsfn) };
-            let reader = Reader::start(
-                options,
-                bounds,
-                inline_max as usize,
-                Box::new(Tsfn { handle: tsfn, gone }),
-            )
-            .map_err(|e| {
+            let tsfn = match made {
+                Ok(tsfn) => tsfn,
+                Err(failed) => {
+                    // SAFETY: not handed to N-API.
+                    let context = unsafe { Box::from_raw(context) };
+                    let _ = raw::delete_reference(env, context.weak);
+                    return Err(failed.error("creating the threadsafe function"));
+                }
+            };
+            // Never keeps the process alive (the stream does while it is
+            // open). It cannot fail for a threadsafe function just made; if
+            // it did, the reader would keep the process alive until stopped.
+            let _ = raw::unref_threadsafe_function(env, tsfn);
+            let waker = Box::new(Tsfn { handle: tsfn, gone });
+            #[cfg(not(feature = "tokio-reader"))]
+            let started = Reader::start(options, bounds, inline_max, waker);
+            #[cfg(feature = "tokio-reader")]
+            let started = Reader::start_task(options, bounds, inline_max, waker, |task| {
+                napi::bindgen_prelude::spawn(task);
+            });
+            let reader = started.map_err(|e| {
                 Error::new(
                     Status::GenericFailure,
                     format!("mcp-ordered-dispatch: cannot start the stdio reader thread: {e}"),

@@ -1,4 +1,4 @@
-//! `StdioFramer`: the N-API face of [`crate::core::framer::Framer`].
+//! `StdioFramer`: the N-API face of [`mcp_ordered_dispatch_core::framer::Framer`].
 //!
 //! `framer.push(chunk)` frames one chunk in one crossing and returns
 //! `undefined` (no line completed) or an array `out`:
@@ -19,10 +19,8 @@
 //!     when `t` is 1, `out[e + 4]` is the line's text (`FrameError::text`).
 //! * `out[2]`: the batch: the chunk's messages as the text of one JSON array
 //!   (`[m1,m2,...]`), so that JavaScript builds them all with one
-//!   `JSON.parse`. Measured on 200,000 small messages: ~8% faster than one
-//!   `JSON.parse` per line, and ~2.7x faster than building the objects
-//!   through N-API from a `serde_json::Value` (both were built and
-//!   measured, then dropped). A line over 64 KiB assembled across chunks gets
+//!   `JSON.parse` (why, and what was measured: the core's `out`, which
+//!   writes this layout). A line over 64 KiB assembled across chunks gets
 //!   a string of its own instead, to spare a copy. A batch with a few
 //!   characters beyond ASCII has them written as `\uXXXX` escapes (the
 //!   entries' ranges are in that text), so that it stays a one-byte string.
@@ -62,121 +60,28 @@ use napi::sys;
 use napi::{Error, Result, Status};
 use napi_derive::napi;
 
-use crate::boundary;
 use crate::js_out::{
-    int32_array, latin1_string, new_int32_array, out_array, out_value, text_string,
-    EXTERNAL_MIN_UNITS,
+    int32_array, js_text, new_int32_array, out_array, out_value, text_string, EXTERNAL_MIN_UNITS,
 };
 use crate::napi_support::{
-    check, chunk_bytes, guarded, invalid_arg as type_error, js_latin1, js_number, read_named,
-    read_number, read_short_string, type_of, undefined, OK,
+    chunk_bytes, guarded, invalid_arg as type_error, js_number, read_number, undefined,
 };
+use crate::options::framer_options;
+use crate::raw::{self, OrFail};
 use crate::receiver::{self, instance, run_accessor, Accessor, STDIO_FRAMER};
-use crate::transcode::escape_non_ascii;
-
-use crate::core::framer::{
-    utf16_len, BlankLines, FrameError, FrameSink, Framer, FramerOptions, Line, LineOutcome,
-};
-use crate::core::Profile;
-
-/// Reads `{ sdk?: 1 | 2, maxMessageSize?: number, blankLines?: 'report' | 'skip', strict?: boolean }`.
-fn read_options(env: sys::napi_env, options: sys::napi_value) -> Result<FramerOptions> {
-    let t = type_of(env, options);
-    if t == sys::ValueType::napi_undefined || t == sys::ValueType::napi_null {
-        return Ok(FramerOptions::default());
-    }
-    if t != sys::ValueType::napi_object {
-        return type_error("new StdioFramer(options): options must be an object");
-    }
-    let sdk = read_named(env, options, c"sdk")?;
-    let profile = match type_of(env, sdk) {
-        sys::ValueType::napi_undefined => Profile::V1,
-        _ => match read_number(env, sdk) {
-            Some(1.0) => Profile::V1,
-            Some(2.0) => Profile::V2,
-            _ => {
-                return type_error(
-                    "new StdioFramer(options): options.sdk must be 1 or 2 (the major version of the MCP SDK)",
-                )
-            }
-        },
-    };
-    let strict = read_named(env, options, c"strict")?;
-    let mut o = match type_of(env, strict) {
-        sys::ValueType::napi_undefined => FramerOptions::for_profile(profile),
-        sys::ValueType::napi_boolean => {
-            let mut b = false;
-            unsafe { sys::napi_get_value_bool(env, strict, &mut b) };
-            if b {
-                FramerOptions::strict(profile)
-            } else {
-                FramerOptions::for_profile(profile)
-            }
-        }
-        _ => return type_error("new StdioFramer(options): options.strict must be a boolean"),
-    };
-    let max = read_named(env, options, c"maxMessageSize")?;
-    if type_of(env, max) != sys::ValueType::napi_undefined {
-        match read_number(env, max) {
-            Some(n) if n >= 1.0 && n.is_finite() && n.trunc() == n => {
-                o.max_message_size = n.min(usize::MAX as f64) as usize;
-            }
-            _ => {
-                return type_error(
-                    "new StdioFramer(options): options.maxMessageSize must be a positive integer (bytes)",
-                )
-            }
-        }
-    }
-    let check_bodies = read_named(env, options, c"checkBodies")?;
-    match type_of(env, check_bodies) {
-        sys::ValueType::napi_undefined => {}
-        sys::ValueType::napi_boolean => {
-            let mut b = true;
-            unsafe { sys::napi_get_value_bool(env, check_bodies, &mut b) };
-            o.check_bodies = b;
-        }
-        _ => return type_error("new StdioFramer(options): options.checkBodies must be a boolean"),
-    }
-    let blank = read_named(env, options, c"blankLines")?;
-    if type_of(env, blank) != sys::ValueType::napi_undefined {
-        o.blank_lines = match read_short_string(env, blank).as_deref() {
-            Some("report") => BlankLines::Report,
-            Some("skip") => BlankLines::Skip,
-            _ => {
-                return type_error(
-                    "new StdioFramer(options): options.blankLines must be 'report' or 'skip'",
-                )
-            }
-        };
-    }
-    Ok(o)
-}
-
-/// A line assembled across chunks larger than this gets a string of its own
-/// rather than a copy into the batch.
-const BATCH_MAX_COPY: usize = 64 * 1024;
+use mcp_ordered_dispatch_core::framer::{FrameSink, Framer, Line, LineOutcome};
+use mcp_ordered_dispatch_core::out::{OutWriter, Placed, Refused};
 
 /// A batch buffer larger than this is released after use.
 const BATCH_KEEP: usize = 1 << 20;
 
-/// Collects one push's lines into `meta`, the batch and the values of
-/// `out[3..]`.
+/// One push's lines, written by the core's writer of `out`
+/// (`mcp_ordered_dispatch_core::out`), its values made JavaScript values as
+/// they come (alive in the call's handle scope).
 struct JsSink {
     env: sys::napi_env,
-    /// `out[3..]`: strings and numbers, alive in the call's handle scope.
-    values: Vec<sys::napi_value>,
-    meta: Vec<i32>,
-    /// The messages, as the text of one JSON array, and its UTF-16 length.
-    batch: Vec<u8>,
-    batch_units: usize,
-    /// Each batch message's entry (its index in `meta`) and byte range in
-    /// `batch`.
-    batch_spans: Vec<(usize, usize, usize)>,
-    /// Bytes of the batch beyond its UTF-16 length (a measure of how much of
-    /// it is not ASCII).
-    batch_non_ascii: usize,
-    /// The batch with its non-ASCII characters escaped (see `batch_string`).
+    out: OutWriter<sys::napi_value>,
+    /// The batch with its non-ASCII characters escaped (reused).
     escaped: Vec<u8>,
     /// The messages whose bodies were not checked (`Message::checked`), in
     /// entry order: what `recheck` needs.
@@ -196,101 +101,44 @@ struct Pending {
     text: Option<(usize, usize)>,
 }
 
-/// The first index of `out` after the entries, the count and the batch.
-const FIRST_VALUE: usize = boundary::OUT_VALUES;
-
 impl JsSink {
-    fn new(env: sys::napi_env) -> Self {
+    /// A sink whose batch reuses `batch` (the last push's, kept until now).
+    fn new(env: sys::napi_env, batch: Vec<u8>, escaped: Vec<u8>) -> Self {
         JsSink {
             env,
-            values: Vec::new(),
-            meta: Vec::new(),
-            batch: Vec::new(),
-            batch_units: 0,
-            batch_spans: Vec::new(),
-            batch_non_ascii: 0,
-            escaped: Vec::new(),
+            out: OutWriter::new(batch),
+            escaped,
             pending: Vec::new(),
             failure: None,
         }
     }
 
-    /// Adds a value to `out` and returns its index.
-    fn append(&mut self, value: sys::napi_value) -> Result<u32> {
-        let index = FIRST_VALUE + self.values.len();
-        if index > i32::MAX as usize {
-            return type_error("StdioFramer.push(chunk): too many lines in one chunk");
-        }
-        self.values.push(value);
-        Ok(index as u32)
-    }
-
-    /// Adds an entry: `[code, slot, start, end]`.
-    fn entry(&mut self, fields: [i32; boundary::ENTRY_SIZE]) {
-        boundary::push_entry(&mut self.meta, fields);
-    }
-
-    /// A bad line's entry, and its fields at `out[slot + BAD_*]` (the line's
-    /// text, when there is one, last).
-    fn error(&mut self, error: &FrameError) -> Result<()> {
-        let (fields, has_text) = boundary::bad_line_fields(error);
-        let slot = FIRST_VALUE + self.values.len();
-        for field in &fields {
-            let value = out_value(self.env, field)?;
-            self.append(value)?;
-        }
-        self.entry([boundary::CODE_BAD_LINE, slot as i32, has_text, 0]);
-        Ok(())
-    }
-
     fn on_line(&mut self, line: &Line, outcome: LineOutcome<'_>) -> Result<()> {
+        let env = self.env;
         match outcome {
             LineOutcome::Message(m) => {
-                let code = boundary::message_code(&m);
-                let mut pending = Pending {
-                    entry: self.meta.len() / boundary::ENTRY_SIZE,
-                    offset: line.offset,
-                    number: line.number,
-                    terminator: line.terminator,
-                    text: None,
-                };
-                if line.span.is_none() && m.text.len() > BATCH_MAX_COPY {
-                    // A big line assembled across chunks: a string of its own,
-                    // taken whole (`slice(0, i32::MAX)` is the string itself).
-                    // Escaped like a batch when little of it is beyond ASCII
-                    // (its raw text stays in the framer: `Framer::assembled`).
-                    let non_ascii = m.text.len() - utf16_len(m.text);
-                    let s = if non_ascii > 0 && non_ascii * ESCAPE_BELOW <= m.text.len() {
-                        let mut out = Vec::with_capacity(m.text.len() + non_ascii * 4);
-                        escape_non_ascii(m.text.as_bytes(), &mut out);
-                        latin1_string(self.env, out, EXTERNAL_MIN_UNITS)?
-                    } else {
-                        text_string(self.env, m.text.as_bytes())?
-                    };
-                    let slot = self.append(s)? as i32;
-                    self.entry([code, slot, 0, i32::MAX]);
-                    if !m.checked {
-                        self.pending.push(pending);
-                    }
-                } else {
-                    let units = line.utf16_len.unwrap_or_else(|| utf16_len(m.text));
-                    let (start, end) = boundary::push_to_batch(
-                        &mut self.batch,
-                        &mut self.batch_units,
-                        m.text,
-                        units,
-                    );
-                    let bytes = (self.batch.len() - m.text.len(), self.batch.len());
-                    if !m.checked {
-                        pending.text = Some(bytes);
-                        self.pending.push(pending);
-                    }
-                    self.batch_spans.push((self.meta.len(), bytes.0, bytes.1));
-                    self.batch_non_ascii += m.text.len() - units;
-                    self.entry([code, boundary::OUT_BATCH as i32, start as i32, end as i32]);
+                let entry = self.out.lines();
+                let placed = self
+                    .out
+                    .message(line, &m, |text| js_text(env, text, EXTERNAL_MIN_UNITS))
+                    .map_err(refused)?;
+                if !m.checked {
+                    self.pending.push(Pending {
+                        entry,
+                        offset: line.offset,
+                        number: line.number,
+                        terminator: line.terminator,
+                        text: match placed {
+                            Placed::Batch(start, end) => Some((start, end)),
+                            Placed::Own => None,
+                        },
+                    });
                 }
             }
-            LineOutcome::Error(e) => self.error(&e)?,
+            LineOutcome::Error(e) => self
+                .out
+                .bad_line(&e, |v| out_value(env, &v))
+                .map_err(refused)?,
             LineOutcome::Skipped => {}
         }
         Ok(())
@@ -306,60 +154,35 @@ impl JsSink {
         if let Some(e) = self.failure.take() {
             return Err(e);
         }
-        if self.meta.is_empty() {
+        if self.out.is_empty() {
             return Ok(undefined(env));
         }
         // The batch string first: escaping it moves the entries' ranges.
-        let batch = self.batch_string()?;
-        let meta = entries(env, &self.meta)?;
-        let count = self.meta.len() / boundary::ENTRY_SIZE;
-        out_array(env, meta, count, batch, &self.values)
+        let batch = match self.out.batch_text(&mut self.escaped) {
+            Some(text) => js_text(env, text, EXTERNAL_MIN_UNITS)?,
+            None => undefined(env),
+        };
+        let meta = entries(env, self.out.entries())?;
+        out_array(env, meta, self.out.lines(), batch, self.out.values())
     }
 
-    /// The batch string (`out[2]`), or `undefined` when no message went into it.
-    fn batch_string(&mut self) -> Result<sys::napi_value> {
-        if self.batch.is_empty() {
-            return Ok(undefined(self.env));
-        }
-        self.batch.push(b']');
-        if self.batch_non_ascii == 0 {
-            return js_latin1(self.env, &self.batch);
-        }
-        if self.batch_non_ascii * ESCAPE_BELOW > self.batch.len() {
-            // Mostly not ASCII: UTF-16.
-            return text_string(self.env, &self.batch);
-        }
-        // A few characters that are not ASCII (a message in a chunk of
-        // hundreds): written as `\uXXXX` escapes, the batch stays ASCII, a
-        // one-byte string V8 copies as is, instead of a UTF-16 transcode of
-        // the whole chunk at twice the size. Valid: every message is a JSON
-        // object whose characters beyond ASCII can only be inside strings,
-        // and never right after a backslash (the envelope scan and
-        // serde_json both refuse `\` before anything but an escape
-        // character); so each message parses to the same value. The raw
-        // batch is kept (for `recheck`); the entries' ranges move to the
-        // escaped text.
-        let mut out = std::mem::take(&mut self.escaped);
-        out.clear();
-        out.reserve(self.batch.len() + self.batch_non_ascii * 4);
-        let mut copied = 0;
-        for &(entry, start, end) in &self.batch_spans {
-            out.extend_from_slice(&self.batch[copied..start]);
-            self.meta[entry + boundary::ENTRY_START] = out.len() as i32;
-            escape_non_ascii(&self.batch[start..end], &mut out);
-            self.meta[entry + boundary::ENTRY_END] = out.len() as i32;
-            copied = end;
-        }
-        out.extend_from_slice(&self.batch[copied..]);
-        let result = js_latin1(self.env, &out);
-        self.escaped = out;
-        result
+    /// The raw batch text and the escape buffer, for the next push to reuse.
+    fn into_buffers(self) -> (Vec<u8>, Vec<u8>, Vec<Pending>) {
+        let (_, batch, _) = self.out.into_parts();
+        (batch, self.escaped, self.pending)
     }
 }
 
-/// A batch whose non-ASCII share (bytes beyond its UTF-16 length, per byte)
-/// is below 1 / this is escaped to ASCII rather than transcoded to UTF-16.
-const ESCAPE_BELOW: usize = 16;
+/// The error of a line the writer refused.
+fn refused(r: Refused<Error>) -> Error {
+    match r {
+        Refused::TooManyLines => Error::new(
+            Status::InvalidArg,
+            "StdioFramer.push(chunk): too many lines in one chunk".to_owned(),
+        ),
+        Refused::Value(e) => e,
+    }
+}
 
 impl FrameSink for JsSink {
     fn line(&mut self, line: &Line, outcome: LineOutcome<'_>) {
@@ -385,6 +208,8 @@ struct State {
     framer: Framer,
     /// The last push's batch text (kept for `recheck`, and reused).
     batch_raw: Vec<u8>,
+    /// The buffer of the batch escaped (reused).
+    escaped: Vec<u8>,
     /// The last push's unchecked messages.
     pending: Vec<Pending>,
     /// The reused entries `Int32Array` (its data pointer is read again on
@@ -402,13 +227,14 @@ impl StdioFramer {
         let (env, this, options) = (env.raw(), this.object.raw(), options.raw());
         guarded("new StdioFramer()", || {
             // Reading the options may run getters: before anything is held.
-            let options = read_options(env, options)?;
+            let options = framer_options(env, options, "StdioFramer")?;
             receiver::tag_instance(env, this, &STDIO_FRAMER)?;
             Ok(StdioFramer {
                 env,
                 state: RefCell::new(State {
                     framer: Framer::new(options),
                     batch_raw: Vec::new(),
+                    escaped: Vec::new(),
                     pending: Vec::new(),
                     meta_ref: ptr::null_mut(),
                     reported: 0,
@@ -424,16 +250,15 @@ impl StdioFramer {
         guarded("StdioFramer.push()", || {
             let mut state = self.borrow_state("push")?;
             let bytes = chunk_bytes(env, chunk, "StdioFramer.push(chunk)")?;
-            let mut sink = JsSink::new(env);
             // The last push's batch text is kept for `recheck` until now.
-            sink.batch = std::mem::take(&mut state.batch_raw);
-            sink.batch.clear();
+            let batch = std::mem::take(&mut state.batch_raw);
+            let escaped = std::mem::take(&mut state.escaped);
+            let mut sink = JsSink::new(env, batch, escaped);
             state.pending.clear();
             state.framer.push(&bytes[..], &mut sink);
             drop(bytes);
             let result = sink.finish(env, |env, meta| state.write_meta(env, meta));
-            state.pending = std::mem::take(&mut sink.pending);
-            state.batch_raw = std::mem::take(&mut sink.batch);
+            (state.batch_raw, state.escaped, state.pending) = sink.into_buffers();
             if state.batch_raw.capacity() > BATCH_KEEP {
                 state.batch_raw = Vec::new();
             }
@@ -470,7 +295,7 @@ impl StdioFramer {
                 terminator: p.terminator,
                 utf16_len: None,
             };
-            let mut sink = JsSink::new(env);
+            let mut sink = JsSink::new(env, Vec::new(), Vec::new());
             state.framer.recheck(bytes, line, &mut sink);
             // A fresh entries array: the reused one holds the push's entries,
             // which JavaScript is still reading.
@@ -547,8 +372,8 @@ impl State {
         let now = self.framer.heap_bytes() + self.batch_raw.capacity();
         if now != self.reported {
             let change = now as i64 - self.reported as i64;
-            let mut total = 0i64;
-            if unsafe { sys::napi_adjust_external_memory(env, change, &mut total) } == OK {
+            // Not reported (it never fails for a live env): tried again next time.
+            if raw::adjust_external_memory(env, change).is_ok() {
                 self.reported = now;
             }
         }
@@ -558,45 +383,32 @@ impl State {
     /// small or was detached) and returns the array.
     fn write_meta(&mut self, env: sys::napi_env, meta: &[i32]) -> Result<sys::napi_value> {
         if !self.meta_ref.is_null() {
-            let mut array = ptr::null_mut();
-            check(
-                unsafe { sys::napi_get_reference_value(env, self.meta_ref, &mut array) },
-                "reading the entries array",
-            )?;
-            let (mut kind, mut len, mut data) = (0, 0usize, ptr::null_mut());
-            if !array.is_null()
-                && unsafe {
-                    sys::napi_get_typedarray_info(
-                        env,
-                        array,
-                        &mut kind,
-                        &mut len,
-                        &mut data,
-                        ptr::null_mut(),
-                        ptr::null_mut(),
-                    )
-                } == OK
-                && kind == sys::TypedarrayType::int32_array
-                && !data.is_null()
-                && len >= meta.len()
-            {
+            let array = raw::get_reference_value(env, self.meta_ref)
+                .or_fail("reading the entries array")?;
+            let info = (!array.is_null())
+                .then(|| raw::get_typedarray_info(env, array).ok())
+                .flatten();
+            if let Some(a) = info.filter(|a| {
+                a.kind == sys::TypedarrayType::int32_array
+                    && !a.data.is_null()
+                    && a.len >= meta.len()
+            }) {
                 // SAFETY: `data` and `len` were read just now, and no
                 // JavaScript runs between that and this copy (so the array
                 // cannot have been detached since): `data` points to `len`
                 // >= meta.len() i32s of the array's live backing store.
-                unsafe { ptr::copy_nonoverlapping(meta.as_ptr(), data.cast::<i32>(), meta.len()) };
+                unsafe {
+                    ptr::copy_nonoverlapping(meta.as_ptr(), a.data.cast::<i32>(), meta.len())
+                };
                 return Ok(array);
             }
         }
         // First use, too small, or detached: a new array.
         let array = int32_array(env, meta, meta.len().max(1024).next_power_of_two())?;
-        let mut r = ptr::null_mut();
-        check(
-            unsafe { sys::napi_create_reference(env, array, 1, &mut r) },
-            "referencing the entries array",
-        )?;
+        let r = raw::create_reference(env, array, 1).or_fail("referencing the entries array")?;
         if !self.meta_ref.is_null() {
-            unsafe { sys::napi_delete_reference(env, self.meta_ref) };
+            // A failure leaks the old array (it cannot fail for a live ref).
+            let _ = raw::delete_reference(env, self.meta_ref);
         }
         self.meta_ref = r;
         Ok(array)
@@ -606,19 +418,18 @@ impl State {
 impl Drop for StdioFramer {
     fn drop(&mut self) {
         let state = self.state.get_mut();
+        // In a finalizer nothing can be thrown: a failure (the env is being
+        // torn down) leaves the array to the teardown and the count to V8.
         if !state.meta_ref.is_null() {
-            unsafe { sys::napi_delete_reference(self.env, state.meta_ref) };
+            let _ = raw::delete_reference(self.env, state.meta_ref);
         }
         if state.reported > 0 {
-            let mut total = 0i64;
-            unsafe {
-                sys::napi_adjust_external_memory(self.env, -(state.reported as i64), &mut total)
-            };
+            let _ = raw::adjust_external_memory(self.env, -(state.reported as i64));
         }
     }
 }
 
-/// The accessors, defined by `crate::receiver::init`.
+/// The accessors, defined by module init (`crate::init`).
 pub(crate) const ACCESSORS: [Accessor; 3] = [
     Accessor {
         name: c"buffered",

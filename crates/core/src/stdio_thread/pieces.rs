@@ -3,28 +3,17 @@
 //! Each piece is bounded by bytes of message text and by count (a single
 //! larger message makes a piece of its own), and its text is transcoded
 //! (`crate::transcode`) by the worker, so that the main thread only copies it
-//! into a string (`crate::stdio_thread_binding`).
+//! into a string (the binding's `StdioThreadReader`).
 
-use std::borrow::Cow;
+use std::convert::Infallible;
 
-use crate::boundary::{self, OutValue};
-use crate::core::framer::{utf16_len, FrameError, FrameSink, Line, LineOutcome};
-use crate::transcode::{transcode, JsText};
+use crate::framer::{FrameSink, Line, LineOutcome};
+use crate::out::{OutValue, OutWriter};
+use crate::transcode::JsText;
 
-/// Lines framed and not yet handed over, in the layout of `out`.
-#[derive(Debug, Default)]
-pub struct Piece {
-    /// Entries `[code, slot, start, end]` (`src/boundary.rs`).
-    pub meta: Vec<i32>,
-    /// The messages as the UTF-8 text of one JSON array, without its `]`.
-    pub batch: Vec<u8>,
-    /// UTF-16 length of `batch`.
-    units: usize,
-    /// `out[OUT_VALUES..]`: the bad lines' fields.
-    pub values: Vec<OutValue>,
-    /// Entries so far.
-    pub lines: usize,
-}
+/// Lines framed and not yet handed over, written by the one writer of `out`
+/// (their batch never escaped: transcoded whole by [`Ready::from`]).
+pub type Piece = OutWriter<OutValue>;
 
 /// A piece ready for JavaScript.
 #[derive(Debug)]
@@ -38,45 +27,18 @@ pub struct Ready {
     pub values: Vec<OutValue>,
 }
 
-impl Piece {
-    pub fn is_empty(&self) -> bool {
-        self.lines == 0
-    }
-
-    fn entry(&mut self, fields: [i32; boundary::ENTRY_SIZE]) {
-        boundary::push_entry(&mut self.meta, fields);
-        self.lines += 1;
-    }
-
-    fn message(&mut self, code: i32, text: &str, units: usize) {
-        let (start, end) = boundary::push_to_batch(&mut self.batch, &mut self.units, text, units);
-        self.entry([code, boundary::OUT_BATCH as i32, start as i32, end as i32]);
-    }
-
-    fn error(&mut self, error: &FrameError) {
-        let slot = (boundary::OUT_VALUES + self.values.len()) as i32;
-        let (fields, has_text) = boundary::bad_line_fields(error);
-        self.values.extend(fields);
-        self.entry([boundary::CODE_BAD_LINE, slot, has_text, 0]);
-    }
-
+impl From<Piece> for Ready {
     /// Closes the batch and transcodes it (ASCII and Latin-1 text to one
     /// byte a character, anything else to UTF-16), so that the main thread
     /// only copies it into a string.
-    pub fn finish(mut self) -> Ready {
-        let bytes = self.batch.len();
-        let text = if self.batch.is_empty() {
-            None
-        } else {
-            self.batch.push(b']');
-            // Valid UTF-8: every message passed `str` validation.
-            Some(transcode(Cow::Owned(self.batch)))
-        };
+    fn from(piece: Piece) -> Ready {
+        let bytes = piece.batch().len();
+        let (meta, text, values) = piece.into_transcoded();
         Ready {
             bytes,
-            meta: self.meta,
+            meta,
             text,
-            values: self.values,
+            values,
         }
     }
 }
@@ -118,8 +80,9 @@ impl PieceSink {
 
     fn room_for(&mut self, bytes: usize) {
         let c = &self.current;
-        if c.lines > 0
-            && (c.lines >= self.bounds.max_lines || c.batch.len() + bytes > self.bounds.max_bytes)
+        if c.lines() > 0
+            && (c.lines() >= self.bounds.max_lines
+                || c.batch().len() + bytes > self.bounds.max_bytes)
         {
             self.done.push(std::mem::take(&mut self.current));
         }
@@ -138,14 +101,17 @@ impl FrameSink for PieceSink {
     fn line(&mut self, line: &Line, outcome: LineOutcome<'_>) {
         match outcome {
             LineOutcome::Message(m) => {
-                let code = boundary::message_code(&m);
                 self.room_for(m.text.len() + 1);
-                let units = line.utf16_len.unwrap_or_else(|| utf16_len(m.text));
-                self.current.message(code, m.text, units);
+                self.current.batch_message(line, &m);
             }
             LineOutcome::Error(e) => {
                 self.room_for(0);
-                self.current.error(&e);
+                // Only a chunk of some 500 million bad lines framed in one
+                // piece (`Bounds::NONE`) could overflow the entries' slots:
+                // a panic, which the worker and the binding both catch.
+                self.current
+                    .bad_line(&e, Ok::<_, Infallible>)
+                    .expect("a piece's values fit its entries");
             }
             LineOutcome::Skipped => {}
         }
@@ -165,7 +131,8 @@ pub fn text_of(r: &Ready) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::{Framer, FramerOptions, Profile};
+    use crate::boundary;
+    use crate::{Framer, FramerOptions, Profile};
 
     fn frame(bounds: Bounds, chunks: &[&[u8]]) -> Vec<Ready> {
         let mut framer = Framer::new(FramerOptions::for_profile(Profile::V1));
@@ -173,7 +140,7 @@ mod tests {
         for c in chunks {
             framer.push(c, &mut sink);
         }
-        sink.into_pieces().into_iter().map(Piece::finish).collect()
+        sink.into_pieces().into_iter().map(Ready::from).collect()
     }
 
     use super::text_of as text;

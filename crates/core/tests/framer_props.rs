@@ -7,11 +7,11 @@
 //! * the framer's sparse parse classifies exactly as `classify(&SerdeView)`
 //!   on the full `serde_json::Value`.
 
-use mcp_ordered_dispatch::core::framer::{
+use mcp_ordered_dispatch_core::framer::{
     inspect, FrameError, FrameSink, Framer, FramerOptions, Inspect, InvalidUtf8, Line, LineOutcome,
     NotJson,
 };
-use mcp_ordered_dispatch::core::{classify, BlankLines, Classification, Profile, SerdeView};
+use mcp_ordered_dispatch_core::{classify, BlankLines, Classification, Profile, SerdeView};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 

@@ -1,4 +1,4 @@
-//! `ProgressTokens`: the napi face of [`crate::core::tokens::TokenTable`],
+//! `ProgressTokens`: the napi face of [`mcp_ordered_dispatch_core::tokens::TokenTable`],
 //! one per protocol instance. No JavaScript runs inside these methods (their
 //! arguments are numbers read with `napi_get_value_*`, which never call
 //! `valueOf`), so a `RefCell` borrow can never be re-entered.
@@ -7,17 +7,16 @@
 //! receiver (see `crate::receiver`).
 
 use std::cell::RefCell;
-use std::ptr;
 
 use napi::bindgen_prelude::{Env, JsValue, This};
 use napi::sys;
 use napi_derive::napi;
 
-use crate::core::tokens::{TokenState, TokenTable, DEFAULT_TOMBSTONES};
 use crate::napi_support::{guarded, undefined};
 use crate::receiver::{self, instance, run_accessor, Accessor, PROGRESS_TOKENS};
+use mcp_ordered_dispatch_core::tokens::{TokenState, TokenTable, DEFAULT_TOMBSTONES};
 
-use crate::napi_support::OK;
+use crate::raw::{self, OrFail};
 
 #[napi]
 pub struct ProgressTokens {
@@ -124,7 +123,7 @@ impl ProgressTokens {
     }
 }
 
-/// The accessors, defined by `crate::receiver::init`.
+/// The accessors, defined by module init (`crate::init`).
 pub(crate) const ACCESSORS: [Accessor; 2] = [
     Accessor {
         name: c"maxTombstones",
@@ -147,9 +146,7 @@ unsafe extern "C" fn get_max_tombstones(
         // SAFETY: `ProgressTokens` is what napi-rs wraps into this class.
         let tokens = unsafe { instance::<ProgressTokens>(env, this, &PROGRESS_TOKENS, WHAT)? };
         let limit = tokens.table.borrow().limit() as u32;
-        let mut v = ptr::null_mut();
-        unsafe { sys::napi_create_uint32(env, limit, &mut v) };
-        Ok(v)
+        raw::create_uint32(env, limit).or_fail("creating a number")
     })
 }
 
@@ -161,14 +158,13 @@ unsafe extern "C" fn set_max_tombstones(
     run_accessor(env, info, WHAT, |env, this, value| {
         // SAFETY: `ProgressTokens` is what napi-rs wraps into this class.
         let tokens = unsafe { instance::<ProgressTokens>(env, this, &PROGRESS_TOKENS, WHAT)? };
-        let mut limit = 0u32;
         // ToUint32 of a number, as napi-rs' u32 conversion; no valueOf().
-        if unsafe { sys::napi_get_value_uint32(env, value, &mut limit) } != OK {
+        let Ok(limit) = raw::get_value_uint32(env, value) else {
             return Err(receiver::type_error(
                 env,
                 "ProgressTokens.maxTombstones must be a number",
             ));
-        }
+        };
         tokens.table.borrow_mut().set_limit(limit as usize);
         Ok(undefined(env))
     })
@@ -183,8 +179,6 @@ unsafe extern "C" fn get_expects_late_responses(
         // SAFETY: `ProgressTokens` is what napi-rs wraps into this class.
         let tokens = unsafe { instance::<ProgressTokens>(env, this, &PROGRESS_TOKENS, WHAT)? };
         let expects = tokens.table.borrow().expects_late_responses();
-        let mut v = ptr::null_mut();
-        unsafe { sys::napi_get_boolean(env, expects, &mut v) };
-        Ok(v)
+        raw::get_boolean(env, expects).or_fail("creating a boolean")
     })
 }

@@ -62,7 +62,7 @@ fn check<V: JsonView>(message: &V) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::view::SerdeView;
+    use crate::view::SerdeView;
     use serde_json::json;
 
     fn plain(v: serde_json::Value) -> bool {

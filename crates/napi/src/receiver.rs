@@ -20,10 +20,9 @@ use std::ffi::{CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
 
-use napi::bindgen_prelude::{Env, JsValue, Object};
 use napi::sys;
 
-use crate::napi_support::OK;
+use crate::raw;
 
 /// A class whose instances are type-tagged.
 pub(crate) struct Class {
@@ -61,7 +60,7 @@ pub(crate) const PROGRESS_TOKENS: Class = Class {
     },
 };
 
-pub(crate) use crate::napi_support::type_error;
+pub(crate) use crate::napi_support::{type_error, undefined};
 
 /// Called by a constructor with its `this`: tags it as an instance of `class`.
 /// Refuses (TypeError) an object that something already wraps or tagged, such
@@ -71,14 +70,13 @@ pub(crate) fn tag_instance(
     this: sys::napi_value,
     class: &Class,
 ) -> napi::Result<()> {
-    let mut wrapped = ptr::null_mut();
-    if unsafe { sys::napi_unwrap(env, this, &mut wrapped) } == OK {
+    if raw::unwrap(env, this).is_ok() {
         return Err(type_error(
             env,
             &format!("{}: `this` is already a native object", class.name),
         ));
     }
-    if unsafe { sys::napi_type_tag_object(env, this, &class.tag) } != OK {
+    if raw::type_tag_object(env, this, &class.tag).is_err() {
         return Err(type_error(
             env,
             &format!(
@@ -102,22 +100,22 @@ pub(crate) unsafe fn instance<'a, T>(
     class: &Class,
     what: &str,
 ) -> napi::Result<&'a T> {
-    let mut tagged = false;
-    // Not an object (a primitive, null, undefined): not OK, so not tagged.
-    let status = unsafe { sys::napi_check_object_type_tag(env, this, &class.tag, &mut tagged) };
-    if status != OK || !tagged {
+    // Not an object (a primitive, null, undefined): a failure, so not tagged.
+    if raw::check_object_type_tag(env, this, &class.tag) != Ok(true) {
         return Err(type_error(
             env,
             &format!("{what}: `this` is not a {}", class.name),
         ));
     }
-    let mut wrapped = ptr::null_mut();
-    if unsafe { sys::napi_unwrap(env, this, &mut wrapped) } != OK || wrapped.is_null() {
-        return Err(type_error(
-            env,
-            &format!("{what}: this {} was not constructed", class.name),
-        ));
-    }
+    let wrapped = match raw::unwrap(env, this) {
+        Ok(p) if !p.is_null() => p,
+        _ => {
+            return Err(type_error(
+                env,
+                &format!("{what}: this {} was not constructed", class.name),
+            ))
+        }
+    };
     // SAFETY: the tag is set only by `class`'s constructor, on an object that
     // nothing wrapped, and napi-rs then wraps that object with a `Box<T>`; so
     // a tagged object that wraps anything wraps a `T`. `this` is an argument
@@ -137,39 +135,28 @@ pub(crate) fn run_accessor(
     body: impl FnOnce(sys::napi_env, sys::napi_value, sys::napi_value) -> napi::Result<sys::napi_value>,
 ) -> sys::napi_value {
     let outcome = catch_unwind(AssertUnwindSafe(|| {
-        let mut argc = 1usize;
-        let mut argv = [ptr::null_mut(); 1];
-        let mut this = ptr::null_mut();
-        let status = unsafe {
-            sys::napi_get_cb_info(
-                env,
-                info,
-                &mut argc,
-                argv.as_mut_ptr(),
-                &mut this,
-                ptr::null_mut(),
-            )
-        };
-        if status != OK {
+        let Ok(([value], this, _)) = raw::get_cb_info::<1>(env, info) else {
             return Err(napi::Error::from_reason(format!(
                 "mcp-ordered-dispatch: {what}: reading the call failed"
             )));
-        }
-        if argv[0].is_null() {
-            unsafe { sys::napi_get_undefined(env, &mut argv[0]) };
-        }
-        body(env, this, argv[0])
+        };
+        let value = if value.is_null() {
+            undefined(env)
+        } else {
+            value
+        };
+        body(env, this, value)
     }));
     let error = match outcome {
         Ok(Ok(value)) => return value,
         Ok(Err(e)) => e,
         Err(payload) => crate::napi_support::panic_error(what, &*payload),
     };
-    let mut pending = false;
-    unsafe { sys::napi_is_exception_pending(env, &mut pending) };
-    if !pending {
+    // A failure to ask counts as pending: nothing is thrown over it.
+    if raw::is_exception_pending(env) == Ok(false) {
         let msg = CString::new(error.reason.replace('\0', " ")).unwrap_or_default();
-        unsafe { sys::napi_throw_error(env, ptr::null(), msg.as_ptr()) };
+        // Not thrown only if an exception is pending after all: that one is.
+        let _ = raw::throw_error(env, &msg);
     }
     ptr::null_mut()
 }
@@ -196,14 +183,9 @@ pub(crate) fn define_accessors(
         ))
     };
     let name = CString::new(class.name).map_err(|_| fail("the class name"))?;
-    let mut ctor = ptr::null_mut();
-    let mut proto = ptr::null_mut();
-    if unsafe { sys::napi_get_named_property(env, exports, name.as_ptr(), &mut ctor) } != OK
-        || unsafe { sys::napi_get_named_property(env, ctor, c"prototype".as_ptr(), &mut proto) }
-            != OK
-    {
-        return Err(fail("reading the prototype"));
-    }
+    let proto = raw::get_named_property(env, exports, &name)
+        .and_then(|ctor| raw::get_named_property(env, ctor, c"prototype"))
+        .map_err(|_| fail("reading the prototype"))?;
     let descriptors: Vec<sys::napi_property_descriptor> = accessors
         .iter()
         .map(|a| sys::napi_property_descriptor {
@@ -217,81 +199,5 @@ pub(crate) fn define_accessors(
             data: ptr::null_mut(),
         })
         .collect();
-    let status =
-        unsafe { sys::napi_define_properties(env, proto, descriptors.len(), descriptors.as_ptr()) };
-    if status != OK {
-        return Err(fail("napi_define_properties"));
-    }
-    Ok(())
-}
-
-/// Defines every class's accessors (run once per module instance, after
-/// napi-rs has defined the classes).
-#[napi_derive::napi(module_exports)]
-pub fn init(env: Env, exports: Object) -> napi::Result<()> {
-    let (env, exports) = (env.raw(), exports.raw());
-    define_accessors(
-        env,
-        exports,
-        &DISPATCHER,
-        &crate::dispatcher_binding::ACCESSORS,
-    )?;
-    define_accessors(
-        env,
-        exports,
-        &STDIO_FRAMER,
-        &crate::framer_binding::ACCESSORS,
-    )?;
-    define_accessors(
-        env,
-        exports,
-        &PROGRESS_TOKENS,
-        &crate::tokens_binding::ACCESSORS,
-    )?;
-    export_boundary(env, exports)
-}
-
-/// `exports.boundary`: the frozen object of `crate::boundary::EXPORTED`, the
-/// constants `lib/native.cjs` and `lib/stdio.cjs` read.
-fn export_boundary(env: sys::napi_env, exports: sys::napi_value) -> napi::Result<()> {
-    let fail = |what: &str| {
-        napi::Error::from_reason(format!(
-            "mcp-ordered-dispatch: exporting the boundary constants: {what} failed"
-        ))
-    };
-    let mut object = ptr::null_mut();
-    if unsafe { sys::napi_create_object(env, &mut object) } != OK {
-        return Err(fail("napi_create_object"));
-    }
-    let mut names = Vec::with_capacity(crate::boundary::EXPORTED.len());
-    let mut descriptors = Vec::with_capacity(crate::boundary::EXPORTED.len());
-    for (name, value) in crate::boundary::EXPORTED {
-        let name = CString::new(*name).map_err(|_| fail("a name"))?;
-        let mut v = ptr::null_mut();
-        if unsafe { sys::napi_create_int32(env, *value, &mut v) } != OK {
-            return Err(fail("napi_create_int32"));
-        }
-        descriptors.push(sys::napi_property_descriptor {
-            utf8name: name.as_ptr(),
-            name: ptr::null_mut(),
-            method: None,
-            getter: None,
-            setter: None,
-            value: v,
-            attributes: sys::PropertyAttributes::enumerable,
-            data: ptr::null_mut(),
-        });
-        names.push(name);
-    }
-    let ok = unsafe {
-        sys::napi_define_properties(env, object, descriptors.len(), descriptors.as_ptr()) == OK
-            && sys::napi_object_freeze(env, object) == OK
-            && sys::napi_set_named_property(env, exports, c"boundary".as_ptr(), object) == OK
-    };
-    drop(names);
-    if ok {
-        Ok(())
-    } else {
-        Err(fail("defining the object"))
-    }
+    raw::define_properties(env, proto, &descriptors).map_err(|_| fail("napi_define_properties"))
 }

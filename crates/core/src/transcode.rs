@@ -3,7 +3,7 @@
 //! UTF-16 otherwise, or ASCII with `\uXXXX` escapes (`escape_non_ascii`)
 //! for JSON text with few characters beyond ASCII. Both stdio readers use
 //! it: the main-thread `StdioFramer` as it builds a result, the off-thread
-//! reader's worker before the hand-over (`crate::js_out` makes the strings).
+//! reader's worker before the hand-over (the binding's `js_out` makes the strings).
 
 use std::borrow::Cow;
 
@@ -77,6 +77,9 @@ fn utf16_of(cp: u32) -> (u16, Option<u16>) {
 }
 
 /// UTF-16 of valid UTF-8, with a fast path for ASCII runs (8 bytes at a time).
+// The crate's one `unsafe`: the SSE2 widening copy below (its SAFETY
+// comment says why it stays in bounds).
+#[allow(unsafe_code)]
 pub fn to_utf16(b: &[u8]) -> Vec<u16> {
     // At most one unit per byte; written by index into a sized buffer (the
     // 8-byte ASCII copy then compiles to a widening vector move).

@@ -1,7 +1,8 @@
 //! The JavaScript side of a framed chunk, for both stdio readers
-//! (`crate::framer_binding`, `crate::stdio_thread_binding`): the strings of
-//! framed text (`crate::transcode`d; a big one external, no copy into the V8
-//! heap) and the result array `out` in the layout of `crate::boundary`.
+//! (`crate::stdio_framer`, `crate::stdio_thread_reader`): the strings of
+//! framed text (transcoded by the core's `transcode`; a big one external, no
+//! copy into the V8 heap) and the result array `out` in the layout of the
+//! core's `boundary`.
 //! Runs no JavaScript (see `crate::napi_support::define_array`).
 
 use std::ptr;
@@ -9,9 +10,11 @@ use std::ptr;
 use napi::sys;
 use napi::Result;
 
-use crate::boundary::{self, OutValue};
-use crate::napi_support::{check, define_array, js_latin1, js_number, js_utf8, OK};
-use crate::transcode::{transcode, JsText};
+use crate::napi_support::{define_array, js_latin1, js_number, js_utf8};
+use crate::raw::{self, OrFail};
+use mcp_ordered_dispatch_core::boundary;
+use mcp_ordered_dispatch_core::out::OutValue;
+use mcp_ordered_dispatch_core::transcode::{transcode, JsText};
 
 /// A string from valid UTF-8 text. V8's own UTF-8 decoder
 /// (`napi_create_string_utf8`) measured ~100-250 MB/s on text with scattered
@@ -53,14 +56,9 @@ fn external_strings(env: sys::napi_env) -> bool {
         2 => return false,
         _ => {}
     }
-    let mut version: *const sys::napi_node_version = ptr::null();
-    let yes = unsafe { sys::napi_get_node_version(env, &mut version) } == OK
-        && !version.is_null()
-        && unsafe {
-            let v = &*version;
-            let release = std::ffi::CStr::from_ptr(v.release);
-            release.to_bytes() == b"node" && (v.major > 20 || (v.major == 20 && v.minor >= 4))
-        };
+    let yes = raw::get_node_version(env).is_ok_and(|(release, major, minor)| {
+        release.to_bytes() == b"node" && (major > 20 || (major == 20 && minor >= 4))
+    });
     KNOWN.store(if yes { 1 } else { 2 }, Ordering::Relaxed);
     yes
 }
@@ -98,21 +96,10 @@ pub(crate) fn latin1_string(
     if bytes.len() >= external_min && external_strings(env) {
         let (data, len) = (bytes.as_ptr(), bytes.len());
         let hint = Box::into_raw(Box::new(bytes));
-        let mut v = ptr::null_mut();
-        let mut copied = false;
         // SAFETY: as in `utf16_string`.
-        let status = unsafe {
-            sys::node_api_create_external_string_latin1(
-                env,
-                data.cast(),
-                len as isize,
-                Some(free_bytes),
-                hint.cast(),
-                &mut v,
-                &mut copied,
-            )
-        };
-        if status == OK {
+        let made =
+            unsafe { raw::create_external_string_latin1(env, data, len, free_bytes, hint.cast()) };
+        if let Ok(v) = made {
             return Ok(v);
         }
         // SAFETY: as in `utf16_string`.
@@ -130,43 +117,22 @@ pub(crate) fn utf16_string(
     units: Vec<u16>,
     external_min: usize,
 ) -> Result<sys::napi_value> {
-    let mut v = ptr::null_mut();
     if units.len() >= external_min && external_strings(env) {
         let (data, len) = (units.as_ptr(), units.len());
         let hint = Box::into_raw(Box::new(units));
-        let mut copied = false;
         // SAFETY: `data` points to `len` units owned by `*hint`, which stays
         // alive (heap, not moved) until `free_units` drops it.
-        let status = unsafe {
-            sys::node_api_create_external_string_utf16(
-                env,
-                data,
-                len as isize,
-                Some(free_units),
-                hint.cast(),
-                &mut v,
-                &mut copied,
-            )
-        };
-        if status == OK {
+        let made =
+            unsafe { raw::create_external_string_utf16(env, data, len, free_units, hint.cast()) };
+        if let Ok(v) = made {
             return Ok(v);
         }
         // Not created (the finalizer was not called): take the units back.
         // SAFETY: `hint` came from `Box::into_raw` above and nothing else has it.
         let units = unsafe { Box::from_raw(hint) };
-        check(
-            unsafe {
-                sys::napi_create_string_utf16(env, units.as_ptr(), units.len() as isize, &mut v)
-            },
-            "creating a string",
-        )?;
-        return Ok(v);
+        return raw::create_string_utf16(env, &units).or_fail("creating a string");
     }
-    check(
-        unsafe { sys::napi_create_string_utf16(env, units.as_ptr(), units.len() as isize, &mut v) },
-        "creating a string",
-    )?;
-    Ok(v)
+    raw::create_string_utf16(env, &units).or_fail("creating a string")
 }
 
 /// A new `Int32Array` of `meta.len()` integers holding `meta`.
@@ -176,26 +142,10 @@ pub(crate) fn new_int32_array(env: sys::napi_env, meta: &[i32]) -> Result<sys::n
 
 /// A new `Int32Array` of `cap` (>= `meta.len()`) integers starting with `meta`.
 pub(crate) fn int32_array(env: sys::napi_env, meta: &[i32], cap: usize) -> Result<sys::napi_value> {
-    let mut data = ptr::null_mut();
-    let mut buffer = ptr::null_mut();
-    check(
-        unsafe { sys::napi_create_arraybuffer(env, cap * 4, &mut data, &mut buffer) },
-        "allocating the entries array",
-    )?;
-    let mut array = ptr::null_mut();
-    check(
-        unsafe {
-            sys::napi_create_typedarray(
-                env,
-                sys::TypedarrayType::int32_array,
-                cap,
-                buffer,
-                0,
-                &mut array,
-            )
-        },
-        "allocating the entries array",
-    )?;
+    let (buffer, data) =
+        raw::create_arraybuffer(env, cap * 4).or_fail("allocating the entries array")?;
+    let array = raw::create_typedarray(env, sys::TypedarrayType::int32_array, cap, buffer)
+        .or_fail("allocating the entries array")?;
     if !meta.is_empty() {
         // SAFETY: `data` is the new buffer's `cap * 4` bytes (cap >=
         // meta.len()), just allocated; no JavaScript has seen it yet.
@@ -205,7 +155,7 @@ pub(crate) fn int32_array(env: sys::napi_env, meta: &[i32], cap: usize) -> Resul
 }
 
 /// `out[..OUT_VALUES]`: the entries, their count and the batch, each at its
-/// `crate::boundary::OUT_*` index.
+/// `mcp_ordered_dispatch_core::boundary::OUT_*` index.
 fn out_head(
     entries: sys::napi_value,
     count: sys::napi_value,
@@ -227,11 +177,7 @@ pub(crate) fn out_array(
     batch: sys::napi_value,
     values: &[sys::napi_value],
 ) -> Result<sys::napi_value> {
-    let mut n = ptr::null_mut();
-    check(
-        unsafe { sys::napi_create_uint32(env, count as u32, &mut n) },
-        "creating a number",
-    )?;
+    let n = raw::create_uint32(env, count as u32).or_fail("creating a number")?;
     define_array(env, &out_head(entries, n, batch), values)
 }
 

@@ -52,33 +52,22 @@ use napi::sys;
 use napi::{Error, Result};
 use napi_derive::napi;
 
-use crate::boundary::{slot, KEYS_ALL};
-use crate::core::progress::plain_progress;
-use crate::core::{
-    classify, run_ordered, Classification, Counters, Delivered, JsonView, OrderedQueue, Profile,
-};
 use crate::js_view::{Gathered, GatheredView, NapiView};
-use crate::napi_support::{
-    check, define_array, guarded, js_string, read_number, status_error, take_exception, type_error,
-    type_of, undefined, with_c_key, OK,
+use crate::napi_support::{define_array, guarded, js_string, take_exception, undefined};
+use crate::options::{
+    dispatcher_options, sdk_profile, CALLBACK_NAMES, ON_ERROR, ON_INVALID, ON_NOTIFICATION,
+    ON_REQUEST, ON_RESPONSE,
 };
+use crate::raw::{self, OrFail};
 use crate::receiver::{self, run_accessor, Accessor, DISPATCHER};
+use mcp_ordered_dispatch_core::boundary::{slot, KEYS_ALL};
+use mcp_ordered_dispatch_core::progress::plain_progress;
+use mcp_ordered_dispatch_core::{
+    classify, run_ordered, Classification, Counters, Delivered, OrderedQueue, Profile,
+};
 
 // ---------------------------------------------------------------------------
-// options
-
-const CALLBACK_NAMES: [&str; 5] = [
-    "onResponse",
-    "onRequest",
-    "onNotification",
-    "onInvalid",
-    "onError",
-];
-const ON_RESPONSE: usize = 0;
-const ON_REQUEST: usize = 1;
-const ON_NOTIFICATION: usize = 2;
-const ON_INVALID: usize = 3;
-const ON_ERROR: usize = 4;
+// callbacks (their options: `crate::options`)
 
 /// The `kind` passed to `onError`, indexed like the first four callbacks.
 const KIND_NAMES: [&str; 4] = ["response", "request", "notification", "invalid"];
@@ -86,25 +75,6 @@ const KIND_NAMES: [&str; 4] = ["response", "request", "notification", "invalid"]
 /// Classifies a live JavaScript value, reading it through N-API.
 fn classify_live(env: sys::napi_env, value: sys::napi_value, profile: Profile) -> Classification {
     classify(&NapiView { env, value }, profile)
-}
-
-fn read_profile(env: sys::napi_env, sdk: sys::napi_value, what: &str) -> Result<Profile> {
-    match type_of(env, sdk) {
-        sys::ValueType::napi_undefined => Ok(Profile::V1),
-        sys::ValueType::napi_number => match read_number(env, sdk) {
-            Some(1.0) => Ok(Profile::V1),
-            Some(2.0) => Ok(Profile::V2),
-            _ => Err(profile_error(env, what)),
-        },
-        _ => Err(profile_error(env, what)),
-    }
-}
-
-fn profile_error(env: sys::napi_env, what: &str) -> Error {
-    type_error(
-        env,
-        &format!("{what} must be 1 or 2 (the major version of the MCP SDK schemas to mirror)"),
-    )
 }
 
 // ---------------------------------------------------------------------------
@@ -117,22 +87,9 @@ unsafe extern "C" fn report_rejection(
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
     let _ = catch_unwind(AssertUnwindSafe(|| {
-        let mut argc = 3usize;
-        let mut argv = [ptr::null_mut(); 3];
-        let mut data = ptr::null_mut();
-        if unsafe {
-            sys::napi_get_cb_info(
-                env,
-                info,
-                &mut argc,
-                argv.as_mut_ptr(),
-                ptr::null_mut(),
-                &mut data,
-            )
-        } != OK
-        {
+        let Ok((argv, _, data)) = raw::get_cb_info::<3>(env, info) else {
             return;
-        }
+        };
         // SAFETY: `data` is the `Rc<Counters>` leaked for this function and
         // released only by its finalizer, so it is alive while we run.
         let counters = unsafe { &*(data as *const Counters) };
@@ -159,12 +116,7 @@ fn call_on_error(
     error: sys::napi_value,
     kind: sys::napi_value,
 ) {
-    let argv = [error, kind];
-    let mut ret = ptr::null_mut();
-    let status = unsafe {
-        sys::napi_call_function(env, undefined(env), on_error, 2, argv.as_ptr(), &mut ret)
-    };
-    if status != OK {
+    if raw::call_function(env, undefined(env), on_error, &[error, kind]).is_err() {
         let _ = take_exception(env);
         counters.on_error_failure();
     }
@@ -178,50 +130,26 @@ fn make_rejection_handlers(
 ) -> Result<[sys::napi_value; 4]> {
     let name = "reportRejection";
     let data = Rc::into_raw(Rc::clone(counters)) as *mut c_void;
-    let mut report = ptr::null_mut();
-    let status = unsafe {
-        sys::napi_create_function(
-            env,
-            name.as_ptr().cast(),
-            name.len() as isize,
-            Some(report_rejection),
-            data,
-            &mut report,
-        )
+    // SAFETY: `data` (one count of the `Rc`) is released only by the
+    // finalizer attached below, after the function is collected.
+    let report = match unsafe { raw::create_function(env, name, Some(report_rejection), data) } {
+        Ok(f) => f,
+        Err(failed) => {
+            // SAFETY: not handed to N-API: the count is ours to drop.
+            unsafe { drop(Rc::from_raw(data as *const Counters)) };
+            return Err(failed.error("creating the rejection handler"));
+        }
     };
-    if status != OK {
-        unsafe { drop(Rc::from_raw(data as *const Counters)) };
-        return Err(status_error(status, "creating the rejection handler"));
-    }
-    let status = unsafe {
-        sys::napi_add_finalizer(
-            env,
-            report,
-            data,
-            Some(release_counters),
-            ptr::null_mut(),
-            ptr::null_mut(),
-        )
-    };
-    if status != OK {
+    // SAFETY: `release_counters` drops that one count, once.
+    unsafe { raw::add_finalizer(env, report, data, Some(release_counters)) }
         // Leak one Rc rather than risk a dangling pointer.
-        return Err(status_error(
-            status,
-            "attaching the rejection handler finalizer",
-        ));
-    }
-    let mut bind = ptr::null_mut();
-    check(
-        unsafe { sys::napi_get_named_property(env, report, c"bind".as_ptr(), &mut bind) },
-        "Function.prototype.bind",
-    )?;
+        .or_fail("attaching the rejection handler finalizer")?;
+    let bind = raw::get_named_property(env, report, c"bind").or_fail("Function.prototype.bind")?;
     let mut out = [ptr::null_mut(); 4];
     for (slot, kind) in out.iter_mut().zip(KIND_NAMES) {
         let argv = [undefined(env), on_error, js_string(env, kind)];
-        check(
-            unsafe { sys::napi_call_function(env, report, bind, 3, argv.as_ptr(), slot) },
-            "binding the rejection handler",
-        )?;
+        *slot = raw::call_function(env, report, bind, &argv)
+            .or_fail("binding the rejection handler")?;
     }
     Ok(out)
 }
@@ -279,41 +207,9 @@ impl Dispatcher {
     }
 
     fn construct(env: sys::napi_env, this: This, options: Unknown) -> Result<Self> {
-        let options = options.raw();
-        let t = type_of(env, options);
-        if t != sys::ValueType::napi_object && t != sys::ValueType::napi_function {
-            return Err(type_error(
-                env,
-                "new Dispatcher(options): options must be an object with onResponse, onRequest, \
-                 onNotification, onInvalid and onError functions",
-            ));
-        }
+        let (callbacks, profile) = dispatcher_options(env, options.raw())?;
         let mut fns = [ptr::null_mut(); 9];
-        for (i, name) in CALLBACK_NAMES.iter().enumerate() {
-            let mut v = ptr::null_mut();
-            with_c_key(name, |k| {
-                check(
-                    unsafe { sys::napi_get_named_property(env, options, k, &mut v) },
-                    "reading options",
-                )
-            })?;
-            if type_of(env, v) != sys::ValueType::napi_function {
-                let got = NapiView { env, value: v }.kind().describe();
-                return Err(type_error(
-                    env,
-                    &format!(
-                        "new Dispatcher(options): options.{name} must be a function (got {got})"
-                    ),
-                ));
-            }
-            fns[i] = v;
-        }
-        let mut sdk = ptr::null_mut();
-        check(
-            unsafe { sys::napi_get_named_property(env, options, c"sdk".as_ptr(), &mut sdk) },
-            "reading options",
-        )?;
-        let profile = read_profile(env, sdk, "new Dispatcher(options): options.sdk")?;
+        fns[..5].copy_from_slice(&callbacks);
 
         let counters = Rc::new(Counters::default());
         let handlers = make_rejection_handlers(env, &counters, fns[ON_ERROR])?;
@@ -323,21 +219,9 @@ impl Dispatcher {
         // in a frozen array whose elements are defined, not assigned (no
         // `Array.prototype` setter can take a callback away).
         let anchor = define_array(env, &fns, &[])?;
-        check(
-            unsafe { sys::napi_object_freeze(env, anchor) },
-            "freezing the callback table",
-        )?;
-        let mut key = ptr::null_mut();
-        check(
-            unsafe {
-                sys::napi_create_symbol(
-                    env,
-                    js_string(env, "mcp-ordered-dispatch callbacks"),
-                    &mut key,
-                )
-            },
-            "creating the callback symbol",
-        )?;
+        raw::object_freeze(env, anchor).or_fail("freezing the callback table")?;
+        let key = raw::create_symbol(env, js_string(env, "mcp-ordered-dispatch callbacks"))
+            .or_fail("creating the callback symbol")?;
         let descriptor = sys::napi_property_descriptor {
             utf8name: ptr::null(),
             name: key,
@@ -348,17 +232,12 @@ impl Dispatcher {
             attributes: sys::PropertyAttributes::default,
             data: ptr::null_mut(),
         };
-        check(
-            unsafe { sys::napi_define_properties(env, this.object.raw(), 1, &descriptor) },
-            "anchoring the callbacks",
-        )?;
+        raw::define_properties(env, this.object.raw(), &[descriptor])
+            .or_fail("anchoring the callbacks")?;
 
         let mut refs = [ptr::null_mut(); 9];
         for (r, f) in refs.iter_mut().zip(fns) {
-            check(
-                unsafe { sys::napi_create_reference(env, f, 0, r) },
-                "referencing a callback",
-            )?;
+            *r = raw::create_reference(env, f, 0).or_fail("referencing a callback")?;
         }
         // Last: nothing can fail after `this` is tagged (napi-rs wraps it next).
         receiver::tag_instance(env, this.object.raw(), &DISPATCHER)?;
@@ -393,7 +272,7 @@ impl Dispatcher {
     }
 
     /// `dispatch` with the fields gathered by JavaScript (see `lib/native.cjs`),
-    /// positionally as `crate::boundary::slot` lays them out. `keys` < 0 means
+    /// positionally as `mcp_ordered_dispatch_core::boundary::slot` lays them out. `keys` < 0 means
     /// "not gathered" (the message is not an object, or reading it threw):
     /// the message is then read through N-API.
     #[napi(js_name = "_dispatchGathered")]
@@ -459,14 +338,13 @@ impl Dispatcher {
         ];
         guarded("dispatch()", || {
             let (message, extra) = (args[slot::MESSAGE], args[slot::EXTRA]);
-            let mut k = -1i32;
-            unsafe { sys::napi_get_value_int32(env, args[slot::KEYS], &mut k) };
+            // Not a number: nothing was gathered.
+            let k = raw::get_value_int32(env, args[slot::KEYS]).unwrap_or(-1);
             let (class, plain) = if k < 0 {
                 let class = classify_live(env, message, self.profile);
                 (class, false)
             } else {
-                let mut progress_keys = -1i32;
-                unsafe { sys::napi_get_value_int32(env, args[slot::PR_KEYS], &mut progress_keys) };
+                let progress_keys = raw::get_value_int32(env, args[slot::PR_KEYS]).unwrap_or(-1);
                 let g = Gathered {
                     env,
                     args,
@@ -487,7 +365,7 @@ impl Dispatcher {
 
     /// `dispatch` of a message the native stdio framer has already validated
     /// and classified (`code`: a framed message's code, see
-    /// `crate::boundary`). A code that is no valid kind reads the message
+    /// `mcp_ordered_dispatch_core::boundary`). A code that is no valid kind reads the message
     /// through N-API and classifies it here.
     #[napi(js_name = "_dispatchClassified")]
     pub fn dispatch_classified_js(
@@ -499,7 +377,7 @@ impl Dispatcher {
     ) -> Result<()> {
         let (env, message, extra) = (env.raw(), message.raw(), extra.raw());
         guarded("dispatch()", || {
-            let class = crate::boundary::class_of_code(code)
+            let class = mcp_ordered_dispatch_core::boundary::class_of_code(code)
                 .unwrap_or_else(|| classify_live(env, message, self.profile));
             self.dispatch_classified(env, message, extra, (class, false));
             Ok(())
@@ -549,12 +427,14 @@ impl Dispatcher {
             || self.deliver(env, message, extra, take_class()),
             || self.enqueue(env, message, extra, take_class()),
             |queued| {
-                let mut scope = ptr::null_mut();
-                let opened = unsafe { sys::napi_open_handle_scope(env, &mut scope) } == OK;
+                // Without a scope of its own (it never fails to open), the
+                // message's handles live in the caller's.
+                let scope = raw::open_handle_scope(env).ok();
                 let (message, extra, class) = self.take(env, queued);
                 self.deliver(env, message, extra, class);
-                if opened {
-                    unsafe { sys::napi_close_handle_scope(env, scope) };
+                if let Some(scope) = scope {
+                    // Closing the scope just opened cannot fail.
+                    let _ = raw::close_handle_scope(env, scope);
                 }
             },
         );
@@ -569,16 +449,14 @@ impl Dispatcher {
     ) -> Queued {
         // `[message, extra]`, defined rather than assigned: no JavaScript runs
         // (an `Array.prototype[0]` setter cannot swallow the message).
-        let mut r = ptr::null_mut();
-        let ok = match define_array(env, &[message, extra], &[]) {
-            Ok(holder) => unsafe { sys::napi_create_reference(env, holder, 1, &mut r) == OK },
-            Err(_) => false,
-        };
-        if !ok {
+        let held = define_array(env, &[message, extra], &[])
+            .ok()
+            .and_then(|holder| raw::create_reference(env, holder, 1).ok());
+        let Some(r) = held else {
             // Caught by `guarded`: the re-entrant dispatch() call throws.
             let _ = take_exception(env);
             panic!("could not retain a re-entrantly dispatched message");
-        }
+        };
         self.counters.ref_created();
         Queued { holder: r, class }
     }
@@ -590,18 +468,16 @@ impl Dispatcher {
         env: sys::napi_env,
         queued: Queued,
     ) -> (sys::napi_value, sys::napi_value, Routed) {
-        let mut holder = ptr::null_mut();
-        let mut message = undefined(env);
-        let mut extra = undefined(env);
-        unsafe {
-            if sys::napi_get_reference_value(env, queued.holder, &mut holder) == OK
-                && !holder.is_null()
-            {
-                sys::napi_get_element(env, holder, 0, &mut message);
-                sys::napi_get_element(env, holder, 1, &mut extra);
-            }
-            sys::napi_delete_reference(env, queued.holder);
-        }
+        // The holder is strong: reading it fails only with a broken env,
+        // and then the message is delivered as `undefined`.
+        let element =
+            |holder, i| raw::get_element(env, holder, i).unwrap_or_else(|_| undefined(env));
+        let (message, extra) = match raw::get_reference_value(env, queued.holder) {
+            Ok(holder) if !holder.is_null() => (element(holder, 0), element(holder, 1)),
+            _ => (undefined(env), undefined(env)),
+        };
+        // Deleting a live reference cannot fail.
+        let _ = raw::delete_reference(env, queued.holder);
         self.counters.ref_released();
         (message, extra, queued.class)
     }
@@ -614,13 +490,13 @@ impl Dispatcher {
         extra: sys::napi_value,
         (class, plain_progress): Routed,
     ) {
+        // Getting a boolean cannot fail for a live env; `undefined` if it did.
+        let boolean = |b| raw::get_boolean(env, b).unwrap_or_else(|_| undefined(env));
         let mut second = extra;
-        let mut third = ptr::null_mut();
-        unsafe { sys::napi_get_boolean(env, plain_progress, &mut third) };
+        let third = boolean(plain_progress);
         let (index, counted) = match class {
             Classification::Result | Classification::Error => {
-                let is_error = matches!(class, Classification::Error);
-                unsafe { sys::napi_get_boolean(env, is_error, &mut second) };
+                second = boolean(matches!(class, Classification::Error));
                 (ON_RESPONSE, Delivered::Response)
             }
             Classification::Request => (ON_REQUEST, Delivered::Request),
@@ -637,32 +513,26 @@ impl Dispatcher {
         // onNotification(message, extra, plainProgress); the others take two.
         let argv = [message, second, third];
         let argc = if index == ON_NOTIFICATION { 3 } else { 2 };
-        let mut ret = ptr::null_mut();
-        let status = unsafe {
-            sys::napi_call_function(env, undefined(env), callback, argc, argv.as_ptr(), &mut ret)
-        };
-        if status == OK {
-            let mut is_promise = false;
-            if !ret.is_null()
-                && unsafe { sys::napi_is_promise(env, ret, &mut is_promise) } == OK
-                && is_promise
-            {
-                self.watch_promise(env, ret, index);
+        let failed = match raw::call_function(env, undefined(env), callback, &argv[..argc]) {
+            Ok(ret) => {
+                if !ret.is_null() && raw::is_promise(env, ret) == Ok(true) {
+                    self.watch_promise(env, ret, index);
+                }
+                return;
             }
-            return;
-        }
+            Err(failed) => failed,
+        };
         self.counters.handler_error();
         let error = take_exception(env).unwrap_or_else(|| {
-            let mut e = ptr::null_mut();
             let msg = js_string(
                 env,
                 &format!(
-                    "mcp-ordered-dispatch: calling {} failed (napi status {status})",
-                    CALLBACK_NAMES[index]
+                    "mcp-ordered-dispatch: calling {} failed (napi status {})",
+                    CALLBACK_NAMES[index], failed.0
                 ),
             );
-            unsafe { sys::napi_create_error(env, ptr::null_mut(), msg, &mut e) };
-            e
+            // No error object either: onError gets the message itself.
+            raw::create_error(env, msg).unwrap_or(msg)
         });
         if let Some(on_error) = self.callback(env, self.callbacks[ON_ERROR]) {
             call_on_error(
@@ -680,49 +550,38 @@ impl Dispatcher {
         let Some(handler) = self.callback(env, self.rejection_handlers[index]) else {
             return;
         };
-        let mut then = ptr::null_mut();
-        let mut ret = ptr::null_mut();
-        let ok = unsafe {
-            sys::napi_get_named_property(env, promise, c"then".as_ptr(), &mut then) == OK
-                && sys::napi_call_function(
-                    env,
-                    promise,
-                    then,
-                    2,
-                    [undefined(env), handler].as_ptr(),
-                    &mut ret,
-                ) == OK
-        };
-        if !ok {
+        let watched = raw::get_named_property(env, promise, c"then")
+            .and_then(|then| raw::call_function(env, promise, then, &[undefined(env), handler]));
+        if watched.is_err() {
             let _ = take_exception(env);
         }
     }
 
     fn callback(&self, env: sys::napi_env, r: sys::napi_ref) -> Option<sys::napi_value> {
-        let mut f = ptr::null_mut();
-        let status = unsafe { sys::napi_get_reference_value(env, r, &mut f) };
-        (status == OK && !f.is_null()).then_some(f)
+        raw::get_reference_value(env, r)
+            .ok()
+            .filter(|f| !f.is_null())
     }
 }
 
 impl Drop for Dispatcher {
     fn drop(&mut self) {
         let env = self.env;
-        unsafe {
-            for r in self.callbacks.iter().chain(self.rejection_handlers.iter()) {
-                sys::napi_delete_reference(env, *r);
-            }
+        // In a finalizer nothing can be thrown: a reference that cannot be
+        // deleted (the env is being torn down) goes with the env.
+        for r in self.callbacks.iter().chain(self.rejection_handlers.iter()) {
+            let _ = raw::delete_reference(env, *r);
         }
         if let Ok(mut q) = self.queue.try_borrow_mut() {
             for item in q.take_all() {
-                unsafe { sys::napi_delete_reference(env, item.holder) };
+                let _ = raw::delete_reference(env, item.holder);
                 self.counters.ref_released();
             }
         }
     }
 }
 
-/// The accessors, defined by `crate::receiver::init`.
+/// The accessors, defined by module init (`crate::init`).
 pub(crate) const ACCESSORS: [Accessor; 1] = [Accessor {
     name: c"pending",
     getter: Some(get_pending),
@@ -744,12 +603,7 @@ unsafe extern "C" fn get_pending(
             .try_borrow()
             .map_err(|_| Error::from_reason("mcp-ordered-dispatch: queue busy"))?
             .len() as u32;
-        let mut v = ptr::null_mut();
-        check(
-            unsafe { sys::napi_create_uint32(env, pending, &mut v) },
-            "creating a number",
-        )?;
-        Ok(v)
+        raw::create_uint32(env, pending).or_fail("creating a number")
     })
 }
 
@@ -769,7 +623,7 @@ pub fn classify_js(
 ) -> Result<Either<String, InvalidClassification>> {
     let (env, message, sdk) = (env.raw(), message.raw(), sdk.raw());
     guarded("classify()", || {
-        let profile = read_profile(env, sdk, "classify(message, sdk): sdk")?;
+        let profile = sdk_profile(env, sdk, "classify(message, sdk): sdk")?;
         Ok(match classify_live(env, message, profile) {
             Classification::Invalid(reason) => Either::B(InvalidClassification { invalid: reason }),
             other => Either::A(other.name().to_owned()),

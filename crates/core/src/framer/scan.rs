@@ -3,7 +3,7 @@
 //! checking the syntax of the values it skips (tool arguments, results,
 //! content). Those are checked by V8's `JSON.parse` of the batch in
 //! JavaScript; when that throws, the binding runs the validating path on
-//! each line again (see `framer_binding.rs`, `recheck`).
+//! each line again (see the binding's `StdioFramer.recheck`).
 //!
 //! Contract, relied on by the binding:
 //! * `Some(sparse)` for a line that is valid JSON is exactly what
@@ -26,7 +26,7 @@ use std::borrow::Cow;
 
 use super::sparse::{ErrorObject, Leaf, Meta, Sparse, Task, WithMeta};
 use crate::boundary::{KEY_ERROR, KEY_ID, KEY_JSONRPC, KEY_METHOD, KEY_PARAMS, KEY_RESULT};
-use crate::core::classify::RELATED_TASK_META_KEY;
+use crate::classify::RELATED_TASK_META_KEY;
 
 /// Scans `text` into `m` (a fresh [`Sparse`], filled in place: the struct
 /// is a few hundred bytes); see the module docs.
