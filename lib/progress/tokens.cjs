@@ -54,6 +54,9 @@ function stateOf(protocol) {
       lateResponses: 0,
       handlerErrors: 0,
       dispatcher: undefined,
+      // orderedOnMessage's nesting, and what the dispatch threw for it to rethrow (lib/patch/protocol.cjs).
+      depth: 0,
+      escapes: undefined,
       // The progress fast path: the SDK's own registered progress handler, and
       // the notification the dispatcher found to be plain progress (in Rust).
       sdkProgressHandler: undefined,
@@ -161,16 +164,17 @@ function makeSetNotificationHandler(stockSetNotificationHandler) {
  * Rust found it to be a plain progress notification (so the SDK's zod parse
  * would only drop `jsonrpc`), and `handler` is still the SDK's own. Builds
  * exactly what that parse returns (same keys, same order) and calls the
- * progress logic, as the SDK's handler does.
+ * progress logic, as the SDK's handler does. A throw is passed to
+ * `report(protocol, error)`, as the SDK's deferral catches it.
  */
-function tryPlainProgress(protocol, handler, notification) {
+function tryPlainProgress(protocol, handler, notification, report = reportHandlerError) {
   const state = protocol[kState];
   if (state === undefined || state.plainProgress !== notification || handler !== state.sdkProgressHandler) return false;
   state.fastProgress++;
   try {
     protocol._onprogress(parsedProgress(notification));
   } catch (error) {
-    reportHandlerError(protocol, error);
+    report(protocol, error);
   }
   return true;
 }
