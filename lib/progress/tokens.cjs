@@ -51,6 +51,8 @@ function stateOf(protocol) {
       tokens: new native.ProgressTokens(defaults.maxTombstones),
       onLateProgress: undefined,
       expectedLateResponses: 0,
+      // Ids whose late response is expected until the read ends (expectUntilTheReadEnds).
+      expecting: [],
       lateResponses: 0,
       handlerErrors: 0,
       dispatcher: undefined,
@@ -103,6 +105,25 @@ function instrumentProgressHandlers(protocol, state) {
   for (const key of map.keys()) tokens.issue(Number(key));
 }
 
+/**
+ * Only a response in the same read as the progress that crossed
+ * maxTotalTimeout is dropped: a read is one synchronous run of onmessage
+ * calls (a transport hands a chunk's messages over in one; the event loop
+ * runs between chunks, the microtask queue at least). A later one reaches
+ * onerror as the SDK reports it ("unknown message ID"), as with stock.
+ */
+function expectUntilTheReadEnds(state, messageId) {
+  state.expecting.push(messageId);
+  if (state.expecting.length > 1) return;
+  queueMicrotask(() => {
+    const ids = state.expecting;
+    state.expecting = [];
+    for (const id of ids) {
+      if (state.tokens.takeLateResponse(id)) state.expectedLateResponses--;
+    }
+  });
+}
+
 /** The patched `_onprogress`, wrapping the SDK's own. */
 function makeOnProgress(stockOnProgress) {
   return function _onprogress(notification) {
@@ -135,6 +156,7 @@ function makeOnProgress(stockOnProgress) {
     if (waiting && !responseHandlers.has(messageId)) {
       state.tokens.expectLateResponse(messageId);
       state.expectedLateResponses++;
+      expectUntilTheReadEnds(state, messageId);
     }
     return result;
   };
