@@ -25,6 +25,8 @@
 //   starts    request handler starts, in order
 //   sent      replies sent (a multiset: sorted)
 //   settled   how each call settled (a multiset: sorted)
+//   all       every event above, in the order it happened (for the tests
+//             that show where order differs; compare() leaves it out)
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -42,11 +44,11 @@ function listen() {
   if (listening) return;
   listening = true;
   process.on('unhandledRejection', (error) => {
-    if (current) current.unhandled.push(describe(error));
+    if (current) current.record('unhandled', describe(error));
     else throw error;
   });
   process.on('uncaughtException', (error) => {
-    if (current) current.threw.push(describe(error));
+    if (current) current.record('threw', describe(error));
     else throw error;
   });
 }
@@ -102,15 +104,25 @@ export function onerrorThrowsFor(mode, text) {
  */
 export async function runScript(sdk, script, { configure, reenter = false } = {}) {
   listen();
-  const trace = { e: [], threw: [], unhandled: [], async: [], starts: [], sent: [], settled: [] };
+  const trace = { e: [], threw: [], unhandled: [], async: [], starts: [], sent: [], settled: [], all: [] };
+  // Every event also goes to `all`, in the order it happened (not compared by compare()).
+  const record = (stream, text) => {
+    if (stream !== 'sent') trace[stream].push(text);
+    trace.all.push(`${stream} ${text}`);
+  };
   const transport = new ScriptedTransport();
+  const send = transport.send.bind(transport);
+  transport.send = (message) => {
+    if (current === trace) record('sent', JSON.stringify(message));
+    return send(message);
+  };
   const role = script.role;
   const info = { name: 'fuzz', version: '1.0.0' };
   const protocol =
     role === 'client'
       ? new sdk.Client(info, { capabilities: { roots: { listChanged: true } } })
       : new sdk.Server(info, { capabilities: { tools: {}, logging: {} } });
-  configure?.(protocol, { onLateProgress: (n) => trace.e.push(`late:${JSON.stringify(n.params?.progressToken)}`) });
+  configure?.(protocol, { onLateProgress: (n) => record('e', `late:${JSON.stringify(n.params?.progressToken)}`) });
 
   // Calls the script made before the peer's messages: their progress tokens, once issued.
   const issued = new Set();
@@ -125,7 +137,7 @@ export async function runScript(sdk, script, { configure, reenter = false } = {}
     try {
       transport.onmessage(message);
     } catch (error) {
-      trace.threw.push(describe(error));
+      record('threw', describe(error));
     }
   };
 
@@ -137,28 +149,29 @@ export async function runScript(sdk, script, { configure, reenter = false } = {}
     if (text.startsWith(UNKNOWN_TOKEN)) {
       const token = JSON.parse(text.slice(UNKNOWN_TOKEN.length)).params?.progressToken;
       if (issued.has(token)) {
-        trace.e.push(`late:${JSON.stringify(token)}`);
+        record('e', `late:${JSON.stringify(token)}`);
         return;
       }
     }
-    if (text.includes(REJECTED)) trace.async.push(`onerror:${text}`);
-    else trace.e.push(`onerror:${text}`);
+    if (text.includes(REJECTED)) record('async', `onerror:${text}`);
+    else record('e', `onerror:${text}`);
     if (onerrorThrowsFor(script.onerrorThrows, text)) throw new Error(`onerror threw for: ${text.slice(0, 80)}`);
     deliverNested();
   };
 
   const notificationHandler = (method) => (notification) => {
     const mode = notification.params?.data ?? notification.params?.mode;
-    trace.e.push(`notif:${method}:${JSON.stringify(notification.params ?? null)}`);
+    record('e', `notif:${method}:${JSON.stringify(notification.params ?? null)}`);
     if (mode === 'throw') throw new Error(`handler threw (${notification.method})`);
     if (mode === 'reject') return Promise.reject(new Error(`${REJECTED}${notification.method}`));
+    if (mode === 'close') return protocol.close();
     deliverNested();
     return undefined;
   };
   // Request handlers: every second start throws (starts come in the same order in every variant).
   let starts = 0;
   const requestHandler = (method, result) => () => {
-    trace.starts.push(method);
+    record('starts', method);
     if (starts++ % 2 === 1) throw new Error(`${method} handler threw`);
     return result;
   };
@@ -170,6 +183,7 @@ export async function runScript(sdk, script, { configure, reenter = false } = {}
     setRequestHandler(sdk, protocol, 'tools/list', requestHandler('tools/list', { tools: [] }));
   }
   protocol.fallbackNotificationHandler = notificationHandler('fallback');
+  protocol.onclose = () => record('e', 'onclose');
 
   await protocol.connect(transport);
   if (role === 'server') {
@@ -182,11 +196,11 @@ export async function runScript(sdk, script, { configure, reenter = false } = {}
   // The calls.
   const before = transport.sent.length;
   const calls = script.calls.map((call, k) => {
-    const options = call.progress ? { onprogress: (p) => { trace.e.push(`progress:${k}:${JSON.stringify(p)}`); if (p.progress === 13) throw new Error('onprogress threw'); deliverNested(); } } : {};
+    const options = call.progress ? { onprogress: (p) => { record('e', `progress:${k}:${JSON.stringify(p)}`); if (p.progress === 13) throw new Error('onprogress threw'); deliverNested(); } } : {};
     const promise = sendRequest(sdk, protocol, options);
     promise.then(
-      (result) => trace.settled.push(`${k}:ok:${JSON.stringify(result)}`),
-      (error) => trace.settled.push(`${k}:err:${error?.code}:${error?.message}`),
+      (result) => record('settled', `${k}:ok:${JSON.stringify(result)}`),
+      (error) => record('settled', `${k}:err:${error?.code}:${error?.message}`),
     );
     return promise;
   });
@@ -198,8 +212,11 @@ export async function runScript(sdk, script, { configure, reenter = false } = {}
   const sentBefore = transport.sent.length;
 
   current = trace;
+  trace.record = record;
   try {
     for (const read of script.reads) {
+      // A transport that closed reads no more.
+      if (transport.closed) break;
       const messages = read.map((m) => resolve(m, ids));
       if (reenter && messages.length > 1) {
         pending = messages.slice(1);
@@ -217,6 +234,7 @@ export async function runScript(sdk, script, { configure, reenter = false } = {}
   } finally {
     current = undefined;
   }
+  delete trace.record;
   trace.sent = transport.sent.slice(sentBefore).map((m) => JSON.stringify(m)).sort();
   trace.settled.sort();
   return trace;
