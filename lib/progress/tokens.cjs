@@ -6,7 +6,7 @@
 // - ends with `_progressHandlers.delete(messageId)`, and a close with
 // `_progressHandlers.clear()`; a request sent with `onprogress` starts with
 // `_progressHandlers.set(messageId, ...)`. So the instance's own map is
-// instrumented, and the native token table (src/core/tokens.rs) follows it
+// instrumented, and the native token table (crates/core/src/tokens.rs) follows it
 // exactly, whichever SDK path retired a token. `_onprogress` then asks the
 // table first: late progress (a tombstoned token) is dropped quietly and
 // handed to onLateProgress; never-issued tokens take the SDK's path and its
