@@ -172,7 +172,7 @@ function bench(label, lines, runs) {
 // dispatcher (a difference of minima: noisy, and may come out below zero).
 function handedOver(chunks) {
   const framer = new StdioFramer({ sdk: 1, checkBodies: false });
-  // The layout of push()'s result: the binding's (src/boundary.rs).
+  // The layout of push()'s result: the binding's (crates/core/src/boundary.rs).
   const { OUT_ENTRIES, OUT_COUNT, OUT_BATCH, ENTRY_SIZE, ENTRY_CODE, ENTRY_SLOT, ENTRY_START, ENTRY_END } = native.boundary;
   const texts = [];
   for (const chunk of chunks) {

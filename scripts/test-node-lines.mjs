@@ -34,13 +34,24 @@ export const SUITES = [
   // test/register/bundled.test.mjs (26 bundles, ~4 min here) runs on the machine's Node only.
 ];
 
+/**
+ * --test-force-exit (Node 20.14+, 22+): the runner ends once the tests are
+ * done, even if a suite left a handle open (a child, a server): a suite that
+ * leaks cannot keep `npm test` waiting.
+ */
+function supportsForceExit(version) {
+  const [major, minor] = version.split('.').map(Number);
+  return major >= 22 || (major === 20 && minor >= 14);
+}
+
 function runLine(version, suites) {
   const bin = ensureNode(version);
   const env = { ...process.env, PATH: [path.dirname(bin), process.env.PATH ?? ''].join(path.delimiter) };
   delete env.NODE_TEST_CONTEXT;
   console.log(`\n# Node ${version} (${path.relative(ROOT, bin)}): ${suites.length} suites`);
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, ['--test', '--test-concurrency=2', '--test-reporter=spec', ...suites], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const flags = ['--test', '--test-concurrency=2', ...(supportsForceExit(version) ? ['--test-force-exit'] : []), '--test-reporter=spec'];
+    const child = spawn(bin, [...flags, ...suites], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (chunk) => {
       out += chunk;

@@ -17,7 +17,7 @@ const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 // them to the native `_dispatchGathered`, which makes every decision and owns
 // the ordering queue. `keys` < 0 makes the native side read the message
 // itself (non-objects, or a getter/proxy that threw here). Every bit and code
-// here is the binding's (`boundary`, src/boundary.rs).
+// here is the binding's (`boundary`, crates/core/src/boundary.rs).
 //
 // The arguments are positional, in the binding's order (`boundary.SLOT_*`):
 // one N-API call reads them all. Filling an array by SLOT_* and calling

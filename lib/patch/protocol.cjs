@@ -53,24 +53,69 @@ function selectAdapter(Protocol, source) {
   );
 }
 
+// Stock's routing closure has no try/catch: whatever _onresponse, _onrequest,
+// the synchronous part of _onnotification or _onerror throws (a user onerror
+// that throws, above all) leaves transport.onmessage. So each callback keeps
+// what it threw, the Dispatcher goes on with the rest of its queue, and the
+// outermost orderedOnMessage rethrows it once the queue is empty (see
+// interceptRouting). A notification handler's own failure never gets here:
+// invokeHandler reports it as the SDK does.
+function keep(state, error) {
+  if (state.escapes === undefined) state.escapes = [error];
+  else state.escapes.push(error);
+}
+
 function dispatcherFor(protocol, state, generation) {
   return new native.Dispatcher({
     // The classifier mirrors the SDK generation's own schemas.
     sdk: generation,
     onResponse: (message) => {
-      if (progress.isExpectedLateResponse(protocol, state, message)) return;
-      protocol._onresponse(message);
+      try {
+        if (progress.isExpectedLateResponse(protocol, state, message)) return;
+        protocol._onresponse(message);
+      } catch (error) {
+        keep(state, error);
+      }
     },
-    onRequest: (message, extra) => protocol._onrequest(message, extra),
+    onRequest: (message, extra) => {
+      try {
+        protocol._onrequest(message, extra);
+      } catch (error) {
+        keep(state, error);
+      }
+    },
     onNotification: (message, extra, plainProgress) => {
       // Rust found a plain progress notification: the adapter may skip zod (lib/progress/tokens.cjs).
       state.plainProgress = plainProgress ? message : undefined;
-      protocol._onnotification(message, extra);
+      try {
+        protocol._onnotification(message, extra);
+      } catch (error) {
+        keep(state, error);
+      }
     },
-    onInvalid: (message) => protocol._onerror(unknownMessageError(message)),
-    // A subclass override or SDK method threw, or returned a promise that rejected.
+    onInvalid: (message) => {
+      try {
+        protocol._onerror(unknownMessageError(message));
+      } catch (error) {
+        keep(state, error);
+      }
+    },
+    // The callbacks above catch what they throw; this is the Dispatcher's own net.
     onError: (error, kind) => protocol._onerror(kind === 'notification' ? notificationHandlerError(error) : error),
   });
+}
+
+/**
+ * Report a notification handler's failure as the SDK's deferred
+ * `.catch(error => this._onerror(...))` does: if onerror itself throws,
+ * that becomes an unhandled rejection, as the SDK's promise chain makes it.
+ */
+function reportAsStock(protocol, error) {
+  try {
+    progress.reportHandlerError(protocol, error);
+  } catch (thrown) {
+    Promise.reject(thrown);
+  }
 }
 
 function isThenable(value) {
@@ -88,16 +133,20 @@ function invokeHandler(protocol, handler, notification, codec, withCodec = false
   try {
     result = withCodec ? handler(notification, codec) : handler(notification);
   } catch (error) {
-    progress.reportHandlerError(protocol, error);
+    reportAsStock(protocol, error);
     return;
   }
   if (isThenable(result)) {
+    // onerror throwing here rejects the promise then() returns, unhandled, as in the SDK.
     result.then(undefined, (error) => progress.reportHandlerError(protocol, error));
   }
 }
 
 /** What the adapters' methods run (see lib/adapters/v1.cjs's methods()). */
-const RUN = Object.freeze({ invokeHandler, tryPlainProgress: progress.tryPlainProgress });
+const RUN = Object.freeze({
+  invokeHandler,
+  tryPlainProgress: (protocol, handler, notification) => progress.tryPlainProgress(protocol, handler, notification, reportAsStock),
+});
 
 /**
  * Make `transport.onmessage = sdkRouting` (done by the SDK's connect before
@@ -132,7 +181,26 @@ function interceptRouting(protocol, transport, generation) {
         previous?.(message, extra);
         // The read buffer it came from, if any (stdio: a native one hands
         // over the framer's classification, lib/stdio/patch.cjs).
-        dispatcher._dispatchFrom(stdioAdapter.handoffSourceOf(transport), message, extra);
+        const source = stdioAdapter.handoffSourceOf(transport);
+        // From inside a callback: queued, it runs right after it; what it
+        // throws leaves the outermost call.
+        if (state.depth > 0) {
+          dispatcher._dispatchFrom(source, message, extra);
+          return undefined;
+        }
+        state.depth++;
+        try {
+          dispatcher._dispatchFrom(source, message, extra);
+        } finally {
+          state.depth--;
+        }
+        const escapes = state.escapes;
+        if (escapes === undefined) return undefined;
+        state.escapes = undefined;
+        // Stock throws each out of its own onmessage call; one call can throw
+        // only one, so any other (messages queued from inside a callback) is thrown a microtask later.
+        for (let i = 1; i < escapes.length; i++) queueMicrotask(() => { throw escapes[i]; });
+        throw escapes[0];
       };
     },
   });

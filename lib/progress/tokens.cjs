@@ -6,7 +6,7 @@
 // - ends with `_progressHandlers.delete(messageId)`, and a close with
 // `_progressHandlers.clear()`; a request sent with `onprogress` starts with
 // `_progressHandlers.set(messageId, ...)`. So the instance's own map is
-// instrumented, and the native token table (src/core/tokens.rs) follows it
+// instrumented, and the native token table (crates/core/src/tokens.rs) follows it
 // exactly, whichever SDK path retired a token. `_onprogress` then asks the
 // table first: late progress (a tombstoned token) is dropped quietly and
 // handed to onLateProgress; never-issued tokens take the SDK's path and its
@@ -51,9 +51,14 @@ function stateOf(protocol) {
       tokens: new native.ProgressTokens(defaults.maxTombstones),
       onLateProgress: undefined,
       expectedLateResponses: 0,
+      // Ids whose late response is expected until the read ends (expectUntilTheReadEnds).
+      expecting: [],
       lateResponses: 0,
       handlerErrors: 0,
       dispatcher: undefined,
+      // orderedOnMessage's nesting, and what the dispatch threw for it to rethrow (lib/patch/protocol.cjs).
+      depth: 0,
+      escapes: undefined,
       // The progress fast path: the SDK's own registered progress handler, and
       // the notification the dispatcher found to be plain progress (in Rust).
       sdkProgressHandler: undefined,
@@ -100,6 +105,25 @@ function instrumentProgressHandlers(protocol, state) {
   for (const key of map.keys()) tokens.issue(Number(key));
 }
 
+/**
+ * Only a response in the same read as the progress that crossed
+ * maxTotalTimeout is dropped: a read is one synchronous run of onmessage
+ * calls (a transport hands a chunk's messages over in one; the event loop
+ * runs between chunks, the microtask queue at least). A later one reaches
+ * onerror as the SDK reports it ("unknown message ID"), as with stock.
+ */
+function expectUntilTheReadEnds(state, messageId) {
+  state.expecting.push(messageId);
+  if (state.expecting.length > 1) return;
+  queueMicrotask(() => {
+    const ids = state.expecting;
+    state.expecting = [];
+    for (const id of ids) {
+      if (state.tokens.takeLateResponse(id)) state.expectedLateResponses--;
+    }
+  });
+}
+
 /** The patched `_onprogress`, wrapping the SDK's own. */
 function makeOnProgress(stockOnProgress) {
   return function _onprogress(notification) {
@@ -132,6 +156,7 @@ function makeOnProgress(stockOnProgress) {
     if (waiting && !responseHandlers.has(messageId)) {
       state.tokens.expectLateResponse(messageId);
       state.expectedLateResponses++;
+      expectUntilTheReadEnds(state, messageId);
     }
     return result;
   };
@@ -161,16 +186,17 @@ function makeSetNotificationHandler(stockSetNotificationHandler) {
  * Rust found it to be a plain progress notification (so the SDK's zod parse
  * would only drop `jsonrpc`), and `handler` is still the SDK's own. Builds
  * exactly what that parse returns (same keys, same order) and calls the
- * progress logic, as the SDK's handler does.
+ * progress logic, as the SDK's handler does. A throw is passed to
+ * `report(protocol, error)`, as the SDK's deferral catches it.
  */
-function tryPlainProgress(protocol, handler, notification) {
+function tryPlainProgress(protocol, handler, notification, report = reportHandlerError) {
   const state = protocol[kState];
   if (state === undefined || state.plainProgress !== notification || handler !== state.sdkProgressHandler) return false;
   state.fastProgress++;
   try {
     protocol._onprogress(parsedProgress(notification));
   } catch (error) {
-    reportHandlerError(protocol, error);
+    report(protocol, error);
   }
   return true;
 }

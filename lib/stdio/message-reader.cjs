@@ -2,7 +2,7 @@
 // The one message reader of both stdio read buffers (lib/stdio/read-buffer.cjs,
 // the main-thread framer; lib/stdio/thread-read-buffer.cjs, the worker): it
 // reads the messages and bad lines of results in the framer's `out` layout
-// (src/boundary.rs, the binding's `boundary`), whichever source made them, in
+// (crates/core/src/boundary.rs, the binding's `boundary`), whichever source made them, in
 // order, and offers each message it returns to the Dispatcher
 // (lib/stdio/handoff.cjs). What it keeps exactly as the SDK does is described
 // at the top of lib/stdio/read-buffer.cjs.
@@ -19,7 +19,7 @@ const { stripLikeSchema } = require('../adapters/stdio.cjs');
 const { PROGRESS_METHOD } = require('../adapters/common.cjs');
 const { Handoff } = require('./handoff.cjs');
 
-// The layout of the framer's results and its codes (src/boundary.rs), read
+// The layout of the framer's results and its codes (crates/core/src/boundary.rs), read
 // from the addon when the first reader is made (requiring this file must not
 // load it).
 let OUT_ENTRIES, OUT_COUNT, OUT_BATCH, ENTRY_SIZE, ENTRY_CODE, ENTRY_SLOT, ENTRY_START, ENTRY_END;
@@ -75,7 +75,7 @@ function framerOptions(options, maxBufferSize) {
 class MessageReader {
   // Fields, not assignments in the constructor: defined on the instance, so
   // that no accessor on Object.prototype sees or takes them.
-  // The current result (see src/boundary.rs): `_count` entries
+  // The current result (see crates/core/src/boundary.rs): `_count` entries
   // [code, slot, start, end] in the Int32Array `_meta`, which the framer
   // reuses for its next result.
   _out = undefined;
@@ -346,7 +346,7 @@ class Refused {
 
 /**
  * The chunk's messages: JSON.parse of the batch text out[OUT_BATCH] (see
- * src/boundary.rs). The framer read only their envelopes: when the batch
+ * crates/core/src/boundary.rs). The framer read only their envelopes: when the batch
  * does not parse, each message is parsed on its own, and one JSON.parse
  * refuses is a Refused (its line is then rechecked by the framer).
  */

@@ -1,4 +1,4 @@
-// lib/stdio/thread-read-buffer.cjs + src/stdio_thread_binding.rs: the off-main-thread
+// lib/stdio/thread-read-buffer.cjs + crates/napi/src/stdio_thread_reader.rs: the off-main-thread
 // stdio reader (offThread: true). Real SDK transports and real child
 // processes: wire order, nothing lost when the child writes and exits at
 // once, the hand-over bounded (the event loop gets turns), the same

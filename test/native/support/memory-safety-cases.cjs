@@ -23,7 +23,7 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 const line = (id) => `{"jsonrpc":"2.0","id":${id},"result":{"n":${id},"s":"${'x'.repeat(id % 7)}"}}\n`;
 const lines = (from, n) => Array.from({ length: n }, (_, i) => line(from + i)).join('');
 
-/** Every message and error of one `framer.push()` result (its layout: the binding's `boundary`, src/boundary.rs). */
+/** Every message and error of one `framer.push()` result (its layout: the binding's `boundary`, crates/core/src/boundary.rs). */
 function decode(out) {
   if (out === undefined) return [];
   const B = native.boundary;

@@ -8,6 +8,10 @@
 // other dependency is a symlink to this repository's node_modules.
 //
 //   const { dir, rewritten } = makeFixedUpstreamProject();   // rm -r dir after
+//
+// makeStockCopyProject() makes the same project with the copies unchanged:
+// a stock SDK that no install() in the test's process patches, to run beside
+// the patched one and the fixed one (test/patch/support/sdk-copies.cjs).
 
 const fs = require('node:fs');
 const os = require('node:os');
@@ -52,17 +56,22 @@ function walk(dir, visit) {
  * throws if a package's Protocol was not found and changed (the fixture would
  * silently be stock).
  */
-function makeFixedUpstreamProject(prefix = 'mcp-od-upstream-fixed-') {
+function makeFixedUpstreamProject(prefix = 'mcp-od-upstream-fixed-', { fixed = true } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   try {
-    return build(dir);
+    return build(dir, fixed);
   } catch (error) {
     fs.rmSync(dir, { recursive: true, force: true });
     throw error;
   }
 }
 
-function build(dir) {
+/** The same project with the SDK copies left as they are (stock). */
+function makeStockCopyProject(prefix = 'mcp-od-stock-copy-') {
+  return makeFixedUpstreamProject(prefix, { fixed: false });
+}
+
+function build(dir, fixed) {
   const modules = path.join(dir, 'node_modules');
   fs.mkdirSync(path.join(modules, '@modelcontextprotocol'), { recursive: true });
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'upstream-fixed-fixture', private: true }));
@@ -83,6 +92,7 @@ function build(dir) {
       filter: (src) => !/\.(map|d\.ts|d\.mts|d\.cts)$/.test(src) && !src.endsWith(`${path.sep}src`),
     });
     rewritten[name] = 0;
+    if (!fixed) continue;
     walk(target, (file) => {
       if (!/\.(js|mjs|cjs)$/.test(file) || path.relative(target, file).split(path.sep).includes('node_modules')) return;
       const source = fs.readFileSync(file, 'utf8');
@@ -93,7 +103,7 @@ function build(dir) {
       rewritten[name] += count;
     });
   }
-  for (const name of ['sdk', 'client', 'server']) {
+  for (const name of fixed ? ['sdk', 'client', 'server'] : []) {
     // ESM and CJS builds: two Protocol classes per package.
     if (rewritten[name] !== 2) throw new Error(`upstream-fixed fixture: expected 2 rewrites in @modelcontextprotocol/${name}, made ${rewritten[name]}`);
   }
@@ -102,4 +112,4 @@ function build(dir) {
   return { dir, rewritten };
 }
 
-module.exports = { makeFixedUpstreamProject, runHandlerSynchronously };
+module.exports = { makeFixedUpstreamProject, makeStockCopyProject, runHandlerSynchronously };
