@@ -8,7 +8,10 @@
 //      under --import register with a cold cache (a new cache directory per
 //      run) and a warm one, and --require register warm. Median of RUNS runs each.
 //
-//   node bench/reach.mjs [--runs=N]
+// The prefilter's floor is one Buffer.indexOf of its longest marker over the
+// same files: what any check that looks at a module's bytes at all pays.
+//
+//   node bench/reach.mjs [--runs=N] [--json]    (npm run bench runs it with --json)
 //
 // Not run by the tests (the machine's load changes the numbers).
 import fs from 'node:fs';
@@ -20,7 +23,9 @@ import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const RUNS = Number(process.argv.find((a) => a.startsWith('--runs='))?.slice(7) ?? 7);
+const quick = process.argv.includes('--quick');
+const RUNS = Number(process.argv.find((a) => a.startsWith('--runs='))?.slice(7) ?? (quick ? 3 : 7));
+const JSON_OUT = process.argv.includes('--json');
 const modules = require('../lib/adapters/modules.cjs');
 const { locateClasses } = require('../lib/register/locate.cjs');
 
@@ -58,10 +63,14 @@ const bufferMs = best(10, () => {
 const stringMs = best(10, () => {
   for (const s of strings) modules.mayDefineSdkClass(s);
 });
+const floorMs = best(10, () => {
+  for (const b of buffers) b.indexOf('_progressHandlers');
+});
 
 // 2 and 3: a multi-MB bundle holding the SDK.
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-bench-reach-'));
 const rows = [];
+const json = [];
 try {
   const entry = path.join(dir, 'app.mjs');
   fs.writeFileSync(
@@ -114,10 +123,20 @@ try {
     ['startup, register, warm cache', `${median(warm).toFixed(0)} ms`, `x${(median(warm) / median(stock)).toFixed(2)} of stock, x${(median(warm) / median(importEmpty)).toFixed(2)} of --import empty`],
     ['startup, --require register, warm cache', `${median(requireWarm).toFixed(0)} ms`, `x${(median(requireWarm) / median(stock)).toFixed(2)} of stock`],
   );
+  json.push(
+    { row: `prefilter, ms per MB of module source (${files.length} files, ${mb.toFixed(1)} MB of typescript + webpack; ${passed} passed), against one Buffer.indexOf of its longest marker`, stock: floorMs / mb, patched: bufferMs / mb, unit: 'ms/MB', lowerIsBetter: true, baseline: 'one indexOf' },
+    { row: `startup of a ${bundleMb.toFixed(1)} MB bundle holding the 2.x SDK (esbuild, cjs), --import register, cold cache (median of ${RUNS})`, stock: median(stock), patched: median(cold), unit: 'ms', lowerIsBetter: true, note: `locate step ${(locateMs / bundleMb).toFixed(1)} ms/MB` },
+    { row: `same bundle, --import register, warm cache`, stock: median(stock), patched: median(warm), unit: 'ms', lowerIsBetter: true, note: `--import of an empty file: ${median(importEmpty).toFixed(0)} ms (Node's own cost of the flag for a CommonJS main)` },
+    { row: `same bundle, --require register, warm cache`, stock: median(stock), patched: median(requireWarm), unit: 'ms', lowerIsBetter: true },
+  );
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
+if (JSON_OUT) {
+  console.log(JSON.stringify({ rows: json }));
+  process.exit(0);
+}
 console.log(`node ${process.version}, ${os.cpus().length} cpus, load ${os.loadavg()[0].toFixed(1)}\n`);
 console.log('| measure | value | notes |\n|---|---|---|');
 for (const [a, b, c] of rows) console.log(`| ${a} | ${b} | ${c} |`);

@@ -35,6 +35,7 @@ const BENCHES = [
   ['roundtrip.mjs', quick ? ['--quick'] : []],
   ['memory.mjs', quick ? ['--quick'] : []],
   ['startup.mjs', quick ? ['--quick'] : ['--instructions']],
+  ['reach.mjs', quick ? ['--quick'] : []],
 ];
 
 // Load at the time of the run: on a shared machine, read every row with it.

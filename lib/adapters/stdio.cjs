@@ -37,7 +37,8 @@ function whyNotStdioTransport(Transport) {
   // (constructor or class field), so look at the whole class too.
   const text = sourceOf(Transport) + sourceOf(proto.start);
   // `new ReadBuffer(`, or whatever a minifier renamed the class to: the property is what counts.
-  if (!/this\._readBuffer\s*=\s*new\s+[\w$.]+\s*\(/.test(text)) return 'it does not create a ReadBuffer as this._readBuffer';
+  // SDK 1.0-1.23 write `new ReadBuffer()`, which a minifier prints as `new X` with no parentheses.
+  if (!/this\._readBuffer\s*=\s*new\s+[\w$.]+\s*(?:\(|[;,)}]|$)/m.test(text)) return 'it does not create a ReadBuffer as this._readBuffer';
   if (!/this\._readBuffer\.append\(/.test(text)) return 'it does not append chunks to this._readBuffer';
   return null;
 }

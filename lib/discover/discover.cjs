@@ -71,6 +71,7 @@ function packageEntries(dir) {
  * node_modules/sdk-old/) is found by the name in its package.json, and a
  * dependency's own copy (node_modules/dep/node_modules/@modelcontextprotocol/sdk)
  * with `nested: true`. `options.nested: false` looks at the resolution path only.
+ * The result's `truncated` is true when the walk stopped at one of its bounds.
  */
 function packagesNamed(names, base, options = {}) {
   const wanted = new Set(names);
@@ -104,12 +105,19 @@ function packagesNamed(names, base, options = {}) {
     } catch {
       return;
     }
-    if (walked.has(real) || budget <= 0) return;
+    if (walked.has(real)) return;
+    if (budget <= 0) {
+      found.truncated = true;
+      return;
+    }
     walked.add(real);
     budget--;
     const entries = packageEntries(dir);
     if (depth > 0) for (const entryName of entries) consider(dir, entryName, true);
-    if (depth >= MAX_NESTING) return;
+    if (depth >= MAX_NESTING) {
+      if (entries.some((entryName) => isDirectory(path.join(dir, entryName, 'node_modules')))) found.truncated = true;
+      return;
+    }
     for (const entryName of entries) {
       const inner = path.join(dir, entryName, 'node_modules');
       if (isDirectory(inner)) walk(inner, depth + 1);
@@ -187,7 +195,8 @@ function resolveExport(pkg, subpath, condition) {
 /**
  * Every SDK build (package x ESM/CJS) resolvable from the given base
  * directories, or installed beneath what they resolve (a dependency's own
- * copy, `nested: true`): [{ name, version, build, file, root, nested? }], without duplicates.
+ * copy, `nested: true`): [{ name, version, build, file, root, nested? }], without duplicates;
+ * `truncated` on the array when the walk into nested node_modules stopped at a bound.
  */
 function findSdkCopies(bases) {
   return findSdkFiles(bases, SDK_PACKAGES);
@@ -204,6 +213,7 @@ function findSdkFiles(bases, packages) {
   const names = [...new Set(packages.map((p) => p.name))];
   for (const base of bases) {
     const found = packagesNamed(names, base);
+    if (found.truncated) copies.truncated = true;
     for (const { name, subpath, ...extra } of packages) {
       for (const { root, pkg, installedAs, installedAt, nested } of found) {
         if (pkg.name !== name) continue;

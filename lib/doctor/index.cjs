@@ -236,6 +236,7 @@ async function doctor({ cwd = process.cwd(), pairs = 2, progress = 3, concurrenc
   const count = (where) => rows.filter((r) => r.where === where).length;
   lines.push(`Found ${rows.length} SDK build(s): ${count('top-level')} top-level, ${count('nested')} nested, ${count('bundled')} bundled.`);
   if (bundled.truncated) lines.push('The search for bundled copies stopped at its file limit: there may be more.');
+  if (copies.truncated) lines.push('The search for nested copies stopped at its depth or directory limit: there may be more.');
   if (unchecked.length > 0) {
     lines.push(
       `The reproduction did not run for ${unchecked.length} of them: ` +
@@ -246,7 +247,7 @@ async function doctor({ cwd = process.cwd(), pairs = 2, progress = 3, concurrenc
   // reproduction did not run (bundled, or failed) is never counted as fixed.
   let summary;
   if (!addon.loaded) summary = `The native addon did not load, so mcp-ordered-dispatch cannot fix any of the ${rows.length} SDK build(s) found.`;
-  else if (bad.length === 0 && unchecked.length === 0) summary = `All ${rows.length} SDK build(s) found are fixed by mcp-ordered-dispatch (or fixed upstream, or not affected).`;
+  else if (bad.length === 0 && unchecked.length === 0 && !copies.truncated && !bundled.truncated) summary = `All ${rows.length} SDK build(s) found are fixed by mcp-ordered-dispatch (or fixed upstream, or not affected).`;
   else {
     const parts = [];
     if (bad.length > 0) parts.push(`${bad.length} of ${rows.length} SDK build(s) are not fixed by mcp-ordered-dispatch.`);
@@ -256,9 +257,11 @@ async function doctor({ cwd = process.cwd(), pairs = 2, progress = 3, concurrenc
           (bad.length === 0 ? `; the ${rows.length - unchecked.length} that were are fixed. This is not an all-clear.` : '.'),
       );
     }
+    if (parts.length === 0) parts.push(`The ${rows.length} SDK build(s) found are fixed, but the search stopped at a limit (above). This is not an all-clear.`);
     summary = parts.join(' ');
   }
-  return { exitCode: bad.length === 0 && unchecked.length === 0 ? 0 : 1, addon, rows, message: [...lines, summary].join('\n') };
+  const incomplete = copies.truncated || bundled.truncated;
+  return { exitCode: bad.length === 0 && unchecked.length === 0 && !incomplete ? 0 : 1, addon, rows, message: [...lines, summary].join('\n') };
 }
 
 function report(result, { cwd }) {

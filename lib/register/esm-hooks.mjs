@@ -23,11 +23,17 @@ export function initialize(data) {
 
 // SDK copies bundled into any ES module (lib/register/reach.cjs; CommonJS
 // ones go through lib/register/hooks.cjs's Module.prototype._compile wrapper).
+// Any failure leaves the module as it was.
 async function reached(url, source) {
-  if (url.includes(modules.SDK_URL_SEGMENT) || !modules.mayDefineSdkClass(source, framing) || url.startsWith(OWN_LIB_URL)) return undefined;
-  if (source.indexOf(reachGlobal) >= 0) return undefined;
-  reach ??= (await import('./reach.cjs')).default;
-  return reach.reachSource(source, url, 'module', reachGlobal);
+  try {
+    if (url.includes(modules.SDK_URL_SEGMENT) || !modules.mayDefineSdkClass(source, framing) || url.startsWith(OWN_LIB_URL)) return undefined;
+    if (typeof source !== 'string') source = Buffer.from(ArrayBuffer.isView(source) ? source.buffer : source, source.byteOffset ?? 0, source.byteLength).toString('utf8');
+    if (source.indexOf(reachGlobal) >= 0) return undefined;
+    reach ??= (await import('./reach.cjs')).default;
+    return reach.reachSource(source, url, 'module', reachGlobal);
+  } catch {
+    return undefined;
+  }
 }
 
 export async function load(url, context, nextLoad) {

@@ -196,6 +196,8 @@ const OWN_LIB_URL = require('node:url').pathToFileURL(OWN_LIB).href;
 function reachedSource(source, file, format) {
   if (file.includes(sdk.SDK_URL_SEGMENT) || file.includes(sdk.SDK_PATH)) return undefined;
   if (!sdk.mayDefineSdkClass(source, framing)) return undefined;
+  // A hook before ours may hand over any of string, Buffer, TypedArray, ArrayBuffer.
+  if (typeof source !== 'string') source = Buffer.from(ArrayBuffer.isView(source) ? source.buffer : source, source.byteOffset ?? 0, source.byteLength).toString('utf8');
   if (file.startsWith(OWN_LIB) || file.startsWith(OWN_LIB_URL)) return undefined;
   if (source.indexOf(REACH_GLOBAL) >= 0) return undefined; // changed already (a hook installed twice)
   reach ??= require('./reach.cjs');
@@ -210,7 +212,12 @@ function loaded(url, result) {
     const patched = esmLoaded(url, result);
     if (patched !== result) return patched;
   }
-  const source = reachedSource(result.source, url, result.format);
+  let source;
+  try {
+    source = reachedSource(result.source, url, result.format);
+  } catch {
+    source = undefined; // never into the application's module loading: the module loads as it was
+  }
   return source === undefined ? result : { ...result, source };
 }
 

@@ -18,6 +18,8 @@
 // Dependency-free: it also runs on a module.register() loader thread.
 // Loaded only for a module that passed the prefilter.
 
+/** Keywords whose parenthesized head a statement follows: after its `)` a `/` starts a regular expression. */
+const CONTROL_HEADS = new Set(['if', 'while', 'for', 'with']);
 /** Keywords after which a `/` starts a regular expression literal. */
 const REGEX_AFTER_WORD = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw', 'case', 'do', 'else', 'yield', 'await', 'extends']);
 /**
@@ -55,13 +57,14 @@ function isSpace(c) {
   if (c < 128) return c >= 0 && ASCII[c] === SPACE;
   return c === 0xa0 || c === 0xfeff || c === 0x2028 || c === 0x2029 || (c >= 0x2000 && c <= 0x200a) || c === 0x1680 || c === 0x202f || c === 0x205f || c === 0x3000;
 }
+// Past the end of the source charCodeAt() gives NaN, which is none of these.
 function isIdStart(c) {
   if (c < 128) return c >= 0 && ASCII[c] === NAME;
-  return !isSpace(c);
+  return c >= 128 && !isSpace(c);
 }
 function isIdPart(c) {
   if (c < 128) return c >= 0 && (ASCII[c] & (NAME | DIGIT)) !== 0;
-  return !isSpace(c);
+  return c >= 128 && !isSpace(c);
 }
 
 class LexError extends Error {}
@@ -194,13 +197,15 @@ function lex(src) {
 
   const open = (ch, at) => {
     let cls;
+    // `if (…) /re/.test(x)`: the `)` of a control head is followed by a statement.
+    const control = ch === '(' && prevType === 'id' && CONTROL_HEADS.has(prevValue) && !(prev2Type === 'punct' && (prev2Value === '.' || prev2Value === '?.'));
     if (ch === '{' && pending !== null && stack.length === pending.depth && !(prevType === 'id' && prevValue === 'extends')) {
       cls = { start: pending.start, open: at + 1, end: -1, extends: pending.extends, name: pending.name, methods: new Set(), fields: new Set(), sets: new Set() };
       classes.push(cls);
       pending = null;
     }
     emit('punct', ch === '${' ? '${' : ch, at);
-    stack.push(cls === undefined ? { ch } : { ch, cls, state: 'start', name: null });
+    stack.push(cls === undefined ? (control ? { ch, control } : { ch }) : { ch, cls, state: 'start', name: null });
   };
 
   const close = (ch, at) => {
@@ -215,8 +220,8 @@ function lex(src) {
       outer.state = 'start';
       outer.name = null;
     }
-    // the value of prevType for what follows
-    emit('punct', ch, at);
+    // the value of prevType for what follows (a control head's `)` is not one a `/` divides)
+    emit('punct', frame.control ? ')head' : ch, at);
     return frame;
   };
 
@@ -355,7 +360,7 @@ function lex(src) {
     if (c >= 48 && c <= 57 || (c === 46 && src.charCodeAt(i + 1) >= 48 && src.charCodeAt(i + 1) <= 57)) {
       const start = i;
       let j = i + 1;
-      for (;;) {
+      while (j < n) {
         const e = src.charCodeAt(j);
         if (isIdPart(e) || e === 46) j++;
         else if ((e === 43 || e === 45) && (src.charCodeAt(j - 1) === 101 || src.charCodeAt(j - 1) === 69) && !/^0[xX]/.test(src.slice(start, start + 2))) j++;

@@ -11,7 +11,7 @@
 // transport (lib/adapters/shape.cjs), and a static block is inserted right
 // after that body's `{`:
 //
-//   static{typeof globalThis.__mcpOrderedDispatchReach=="function"&&globalThis.__mcpOrderedDispatchReach("protocol",2,"<file>",this)}
+//   static{try{typeof globalThis.__mcpOrderedDispatchReach=="function"&&globalThis.__mcpOrderedDispatchReach("protocol",2,"<file>",this)}catch{}}
 //
 // (the global's name is lib/register/hooks.cjs's REACH_GLOBAL). It runs
 // once, as the class is defined, before any instance exists - in a
@@ -22,12 +22,14 @@
 //
 // Safe by construction: a module is changed only where the locate step found
 // such a class; each changed class, lexed again on its own, must show the
-// same members with its block first, and must compile in V8 (compiled, not
-// run; see verify());
+// same members with its block first, and must compile in V8, and a changed
+// CommonJS module must compile whole (compiled, not run; see verify());
 // any failure returns undefined, and the module loads exactly as it was.
 // What the locate step found is cached per content hash (sha256) in a
-// directory (MCP_ORDERED_DISPATCH_CACHE_DIR, else one under os.tmpdir());
-// a cache that cannot be read or written is passed over.
+// directory (MCP_ORDERED_DISPATCH_CACHE_DIR, else one under os.tmpdir() that
+// this user owns and only this user can write: a directory another user made
+// there is not used); an entry is used only where it names class-body braces
+// of this very source, and a cache that cannot be read or written is passed over.
 // Dependency-free (it also runs on a module.register() loader thread).
 
 const fs = require('node:fs');
@@ -37,7 +39,8 @@ const { locateClasses } = require('./locate.cjs');
 const { classOfMembers } = require('../adapters/shape.cjs');
 
 /** Bump when what the locate step finds, or what is inserted, changes: old cache entries are then not read. */
-const CACHE_VERSION = 'reach-3';
+const CACHE_VERSION = 'reach-4';
+const KINDS = new Set(['protocol', 'stdio']);
 
 function cacheDir() {
   const configured = process.env.MCP_ORDERED_DISPATCH_CACHE_DIR;
@@ -46,10 +49,48 @@ function cacheDir() {
   return path.join(require('node:os').tmpdir(), `mcp-ordered-dispatch-${uid}`, CACHE_VERSION);
 }
 
-function readCache(key) {
+/**
+ * The cache directory, made if need be, or undefined when it is not safe to
+ * use: under the shared temp directory every level must be a real directory
+ * (no symlink) that this user owns and no one else can write.
+ */
+function usableCacheDir() {
+  const dir = cacheDir();
+  if (process.env.MCP_ORDERED_DISPATCH_CACHE_DIR) return dir;
+  const top = path.dirname(dir);
   try {
-    const value = JSON.parse(fs.readFileSync(path.join(cacheDir(), `${key}.json`), 'utf8'));
-    return Array.isArray(value?.at) ? value.at : undefined;
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    for (const d of [top, dir]) {
+      const st = fs.lstatSync(d);
+      if (!st.isDirectory()) return undefined;
+      if (typeof process.getuid === 'function' && (st.uid !== process.getuid() || (st.mode & 0o022) !== 0)) return undefined;
+    }
+    return dir;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a cache entry is one the locate step could have made for `text`: class-body braces, in order, of a known kind. */
+function validEntry(at, text) {
+  if (!Array.isArray(at)) return false;
+  let last = 0;
+  for (const entry of at) {
+    if (!Array.isArray(entry) || entry.length !== 3) return false;
+    const [offset, kind, generation] = entry;
+    if (!Number.isInteger(offset) || offset <= last || offset > text.length || text.charCodeAt(offset - 1) !== 123) return false;
+    if (!KINDS.has(kind) || ![0, 1, 2].includes(generation)) return false;
+    last = offset;
+  }
+  return true;
+}
+
+function readCache(key, text) {
+  try {
+    const dir = usableCacheDir();
+    if (dir === undefined) return undefined;
+    const value = JSON.parse(fs.readFileSync(path.join(dir, `${key}.json`), 'utf8'));
+    return validEntry(value?.at, text) ? value.at : undefined;
   } catch {
     return undefined;
   }
@@ -57,10 +98,10 @@ function readCache(key) {
 
 function writeCache(key, at) {
   try {
-    const dir = cacheDir();
-    fs.mkdirSync(dir, { recursive: true });
+    const dir = usableCacheDir();
+    if (dir === undefined) return;
     const tmp = path.join(dir, `.${key}.${process.pid}.tmp`);
-    fs.writeFileSync(tmp, JSON.stringify({ at }));
+    fs.writeFileSync(tmp, JSON.stringify({ at }), { flag: 'wx', mode: 0o600 });
     fs.renameSync(tmp, path.join(dir, `${key}.json`));
   } catch {
     // A read-only or missing cache directory: located again next time.
@@ -76,7 +117,7 @@ function asciiJson(value) {
 let GLOBAL = '';
 
 function block(kind, generation, file) {
-  return `static{typeof globalThis.${GLOBAL}=="function"&&globalThis.${GLOBAL}(${asciiJson(kind)},${generation},${asciiJson(file)},this)}`;
+  return `static{try{typeof globalThis.${GLOBAL}=="function"&&globalThis.${GLOBAL}(${asciiJson(kind)},${generation},${asciiJson(file)},this)}catch{}}`;
 }
 
 /** The insertions for the classes `classes` holds: [[offset, kind, generation]], by offset. */
@@ -110,7 +151,7 @@ function apply(text, at, file) {
  * first element, and it must compile in V8 as a class expression (compiled,
  * not run).
  */
-function verify(before, changed, at, file) {
+function verify(before, changed, at, file, format) {
   const vm = require('node:vm');
   const byOpen = new Map(before.map((cls) => [cls.open, cls]));
   let shift = 0;
@@ -133,6 +174,16 @@ function verify(before, changed, at, file) {
       return false;
     }
   }
+  // A CommonJS module compiles whole, as Node will wrap it (V8 parses an ES
+  // module only to run it, so there the classes above are what is proven).
+  if (format === 'commonjs') {
+    try {
+      const body = changed.startsWith('#!') ? `//${changed.slice(2)}` : changed;
+      new vm.Script(`(function (exports, require, module, __filename, __dirname) {${body}\n})`);
+    } catch {
+      return false;
+    }
+  }
   return true;
 }
 
@@ -148,7 +199,7 @@ function reachSource(source, file, format, globalName) {
   try {
     const text = typeof source === 'string' ? source : Buffer.from(source.buffer ?? source, source.byteOffset ?? 0, source.byteLength).toString('utf8');
     const key = crypto.createHash('sha256').update(CACHE_VERSION).update(text).digest('hex');
-    let at = readCache(key);
+    let at = readCache(key, text);
     const verified = at !== undefined;
     let classes;
     if (at === undefined) {
@@ -162,7 +213,7 @@ function reachSource(source, file, format, globalName) {
     const changed = apply(text, at, file);
     if (!verified) {
       // Cached only once proven; proven with this module's file name, the same shape for any.
-      if (!verify(classes, changed, at, file)) {
+      if (!verify(classes, changed, at, file, format)) {
         writeCache(key, []);
         return undefined;
       }

@@ -23,6 +23,8 @@ const modules = require('../../lib/adapters/modules.cjs');
 const { buildOf } = require('../../lib/discover/package-of.cjs');
 const esbuild = require('esbuild');
 const GLOBAL = require('../../lib/register/hooks.cjs').REACH_GLOBAL;
+// The static block lib/register/reach.cjs inserts.
+const BLOCK = new RegExp(`static\\{try\\{typeof globalThis\\.${GLOBAL}[^}]*\\}catch\\{\\}\\}`, 'g');
 let reachSource;
 let cache;
 
@@ -71,7 +73,7 @@ function transformAll(name) {
     esbuild.transformSync(out, { loader: 'js', format: format === 'module' ? 'esm' : undefined, logLevel: 'silent' });
     if (format === 'commonjs') vm.compileFunction(out, ['exports', 'require', 'module', '__filename', '__dirname']);
     // Only blocks were added.
-    assert.equal(out.replace(new RegExp(`static\\{typeof globalThis\\.${GLOBAL}[^}]*\\}`, 'g'), ''), source.toString('utf8'), file);
+    assert.equal(out.replace(BLOCK, ''), source.toString('utf8'), file);
   }
   return { files, megabytes: bytes / 1e6, changed: changed.sort() };
 }
@@ -160,9 +162,35 @@ test('the locate step: a class as bundlers write it gets one block right after i
   for (const source of forms) {
     const out = reachSource(source, '/x.js', 'commonjs', GLOBAL);
     assert.ok(out !== undefined, source);
-    const blocks = out.match(new RegExp(`static\\{typeof globalThis\\.${GLOBAL}[^}]*\\}`, 'g'));
+    const blocks = out.match(BLOCK);
     assert.equal(blocks.length, 1, out);
-    assert.ok(new RegExp(`class\\s*\\w*\\s*\\{static\\{typeof globalThis\\.${GLOBAL}`).test(out), out);
+    assert.ok(new RegExp(`class\\s*\\w*\\s*\\{static\\{try\\{typeof globalThis\\.${GLOBAL}`).test(out), out);
     vm.compileFunction(out, ['exports', 'require', 'module', '__filename', '__dirname', '__esm', 'P', 'f']);
+  }
+});
+
+test('the locate step ends on a source that ends in a number, and reads a regular expression after a control head', () => {
+  // Both pass the prefilter; the first used to lex forever (a number at the very end).
+  const endsInNumber = `// _progressHandlers _onnotification _onrequest\nmodule.exports=1`;
+  assert.equal(reachSource(endsInNumber, '/n.js', 'commonjs', GLOBAL), undefined);
+  assert.equal(reachSource(Buffer.from(`${endsInNumber}.5e+3`), '/n2.js', 'commonjs', GLOBAL), undefined);
+  // `if (x) /"/.test(y)`: a regex, so the quote in it opens no string; the class after it is found.
+  const afterIf = `if (x) /"/.test(y); var P = class ${PROTOCOL_BODY};`;
+  const out = reachSource(afterIf, '/r.js', 'commonjs', GLOBAL);
+  assert.ok(out !== undefined && out.match(BLOCK).length === 1, out);
+  vm.compileFunction(out, ['x', 'y']);
+});
+
+test('a cache entry is used only where it names class-body braces of the very source; a tampered one is passed over', () => {
+  const source = `var P = class ${PROTOCOL_BODY}; /* tampered-cache case */`;
+  const first = reachSource(source, '/c.js', 'commonjs', GLOBAL);
+  assert.ok(first !== undefined);
+  const files = fs.readdirSync(cache).filter((f) => f.endsWith('.json'));
+  const key = files.find((f) => JSON.parse(fs.readFileSync(path.join(cache, f), 'utf8')).at.some(([offset]) => offset === source.indexOf('{') + 1));
+  assert.ok(key, 'the entry for this source is in the cache');
+  // An entry pointing somewhere else, or carrying code for its generation, is not used: the source is located again.
+  for (const at of [[[3, 'protocol', 1]], [[source.indexOf('{') + 1, 'protocol', '1);process.exit(9);(']], [[source.indexOf('{') + 1, 'evil', 1]]]) {
+    fs.writeFileSync(path.join(cache, key), JSON.stringify({ at }));
+    assert.equal(reachSource(source, '/c.js', 'commonjs', GLOBAL), first);
   }
 });

@@ -1,6 +1,7 @@
 // Test helper: a 1.x and a 2.x client application, bundled by real bundlers
-// (esbuild, webpack, rollup; each CommonJS and ES module output, minified
-// and not, with and without keep-names), into a directory the caller owns.
+// (esbuild, webpack, rollup, and bun where its platform binary installed;
+// each CommonJS and ES module output, minified and not, with and without
+// keep-names), into a directory the caller owns.
 // Each bundle holds the SDK (Client, Protocol, StdioClientTransport, zod,
 // ajv, ...) and test/support/repro.cjs, and when run prints one line of
 // JSON: { lost, expected, onerrors, failed } of one connection's call whose
@@ -151,6 +152,49 @@ async function rollupAll(dir, entries) {
   return out;
 }
 
+/**
+ * The bun binary of the `bun` devDependency's platform package, or undefined
+ * where none installed. The package's own bin is set up by its postinstall,
+ * which this repository does not run (package.json allowScripts); the
+ * platform package's binary needs none.
+ */
+export function bunBinary() {
+  try {
+    const fromBun = createRequire(require.resolve('bun/package.json'));
+    const pkg = fromBun.resolve(`@oven/bun-${process.platform}-${process.arch}/package.json`);
+    const bin = path.join(path.dirname(pkg), 'bin', process.platform === 'win32' ? 'bun.exe' : 'bun');
+    return fs.existsSync(bin) ? bin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function bunAll(dir, entries) {
+  const bun = bunBinary();
+  if (bun === undefined) return [];
+  const { execFileSync } = await import('node:child_process');
+  // bun resolves from the entry's directory: give it the repository's node_modules there.
+  const home = path.join(dir, 'bun');
+  fs.mkdirSync(home, { recursive: true });
+  fs.symlinkSync(NODE_MODULES, path.join(home, 'node_modules'), 'junction');
+  const out = [];
+  for (const [app, entry] of entries) {
+    const src = path.join(home, path.basename(entry));
+    fs.copyFileSync(entry, src);
+    for (const [format, variant, flags] of [
+      ['esm', 'plain', []],
+      ['esm', 'minify', ['--minify']],
+      ['esm', 'minify-keep-names', ['--minify', '--keep-names']],
+      ['cjs', 'minify', ['--minify']],
+    ]) {
+      const file = path.join(dir, `${app}.bun-${format}-${variant}.${format === 'esm' ? 'mjs' : 'cjs'}`);
+      execFileSync(bun, ['build', src, '--target=node', `--format=${format}`, `--outfile=${file}`, ...flags], { cwd: home, stdio: 'pipe', timeout: 120_000 });
+      out.push({ app, bundler: 'bun', format, variant, file });
+    }
+  }
+  return out;
+}
+
 /** Build every bundle into `dir`: [{ app, bundler, format, variant, file }]. */
 export async function buildBundles(dir) {
   const entries = Object.entries(APPS).map(([app, spec]) => {
@@ -158,5 +202,5 @@ export async function buildBundles(dir) {
     fs.writeFileSync(entry, appSource(spec));
     return [app, entry];
   });
-  return [...(await esbuildAll(dir, entries)), ...(await webpackAll(dir, entries)), ...(await rollupAll(dir, entries))];
+  return [...(await esbuildAll(dir, entries)), ...(await webpackAll(dir, entries)), ...(await rollupAll(dir, entries)), ...(await bunAll(dir, entries))];
 }
