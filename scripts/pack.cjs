@@ -8,7 +8,17 @@
 //
 //   node scripts/pack.cjs [--dest DIR]   stage npm-pack-tmp/main and pack it into DIR
 //                                        (default: the working directory); prints the tarball
-//   node scripts/pack.cjs --stage        stage only (the release workflow publishes that folder)
+//   node scripts/pack.cjs --stage        stage only
+//   node scripts/pack.cjs --stage --release
+//                                        the release workflow's: stage, and fail unless the
+//                                        repository fields are known; they also go into every
+//                                        npm/<target>/package.json (the platform packages)
+//
+// `repository`, `homepage` and `bugs` come from the GitHub repository the
+// release runs in (GITHUB_SERVER_URL and GITHUB_REPOSITORY, which every
+// Actions job has; provenance ties the package to that same repository), or
+// else from the clone's `origin` remote when it is on GitHub. They are not
+// written into the repository's package.json, so a fork publishes its own.
 //
 // Stages what package.json's `files` names, plus the files npm always
 // includes (README, LICENSE, CHANGELOG). Uses only Node built-ins.
@@ -22,14 +32,35 @@ const STAGE = path.join(ROOT, 'npm-pack-tmp', 'main');
 const REPOSITORY_ONLY = ['scripts', 'devDependencies', 'overrides'];
 const ALWAYS = ['README.md', 'LICENSE', 'CHANGELOG.md'];
 
-/** The package.json users install: the repository's without REPOSITORY_ONLY. */
-function userManifest(manifest) {
-  const out = { ...manifest };
+/**
+ * `repository`, `homepage` and `bugs` for the repository this runs in: from
+ * GitHub Actions' environment, else from a GitHub `origin` remote; {} when
+ * neither names one.
+ */
+function repositoryFields(env = process.env) {
+  let url;
+  if (env.GITHUB_REPOSITORY) url = `${env.GITHUB_SERVER_URL || 'https://github.com'}/${env.GITHUB_REPOSITORY}`;
+  else {
+    const r = spawnSync('git', ['-C', ROOT, 'remote', 'get-url', 'origin'], { encoding: 'utf8' });
+    const m = r.status === 0 ? /github\.com[:/]([\w.-]+\/[\w.-]+?)(?:\.git)?\s*$/.exec(r.stdout) : null;
+    if (m) url = `https://github.com/${m[1]}`;
+  }
+  if (!url) return {};
+  return { repository: { type: 'git', url: `git+${url}.git` }, homepage: `${url}#readme`, bugs: { url: `${url}/issues` } };
+}
+
+/** The package.json users install: the repository's without REPOSITORY_ONLY, with `fields` where it has none. */
+function userManifest(manifest, fields = {}) {
+  const out = { ...fields, ...manifest };
   for (const key of REPOSITORY_ONLY) delete out[key];
   return out;
 }
 
-function stage() {
+function stage({ release = false, env = process.env, npmDir = path.join(ROOT, 'npm') } = {}) {
+  const fields = repositoryFields(env);
+  if (release && !fields.repository) {
+    throw new Error('scripts/pack.cjs --release: no repository to name (GITHUB_REPOSITORY is not set and origin is not a GitHub remote)');
+  }
   const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
   fs.rmSync(STAGE, { recursive: true, force: true });
   fs.mkdirSync(STAGE, { recursive: true });
@@ -41,13 +72,21 @@ function stage() {
     }
     fs.cpSync(from, path.join(STAGE, entry), { recursive: true });
   }
-  fs.writeFileSync(path.join(STAGE, 'package.json'), `${JSON.stringify(userManifest(manifest), null, 2)}\n`);
+  fs.writeFileSync(path.join(STAGE, 'package.json'), `${JSON.stringify(userManifest(manifest, fields), null, 2)}\n`);
+  if (release) {
+    for (const target of fs.readdirSync(npmDir)) {
+      const file = path.join(npmDir, target, 'package.json');
+      if (!fs.existsSync(file)) continue;
+      const platform = JSON.parse(fs.readFileSync(file, 'utf8'));
+      fs.writeFileSync(file, `${JSON.stringify({ ...platform, ...fields }, null, 2)}\n`);
+    }
+  }
   return STAGE;
 }
 
-/** Stage and pack into `dest`: the tarball's path. */
-function pack(dest = process.cwd()) {
-  const dir = stage();
+/** Stage (with `options` as for stage()) and pack into `dest`: the tarball's path. */
+function pack(dest = process.cwd(), options = {}) {
+  const dir = stage(options);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const r = spawnSync(npm, ['pack', '--ignore-scripts', '--json', '--pack-destination', path.resolve(dest)], {
     cwd: dir,
@@ -61,11 +100,11 @@ function pack(dest = process.cwd()) {
 
 if (require.main === module) {
   const argv = process.argv.slice(2);
-  if (argv.includes('--stage')) console.log(stage());
+  if (argv.includes('--stage')) console.log(stage({ release: argv.includes('--release') }));
   else {
     const i = argv.indexOf('--dest');
     console.log(pack(i >= 0 ? argv[i + 1] : undefined));
   }
 }
 
-module.exports = { stage, pack, userManifest, REPOSITORY_ONLY, STAGE };
+module.exports = { stage, pack, userManifest, repositoryFields, REPOSITORY_ONLY, STAGE };

@@ -16,10 +16,13 @@ const pack = require('../../scripts/pack.cjs');
 
 let dir;
 let tarball;
+// As the release workflow stages it: in a GitHub Actions job, which names the repository.
+const RELEASE_ENV = { GITHUB_SERVER_URL: 'https://github.com', GITHUB_REPOSITORY: 'example-org/mcp-ordered-dispatch' };
+const URL = `${RELEASE_ENV.GITHUB_SERVER_URL}/${RELEASE_ENV.GITHUB_REPOSITORY}`;
 
 before(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-lint-'));
-  tarball = pack.pack(dir);
+  tarball = pack.pack(dir, { env: RELEASE_ENV });
 });
 
 after(() => dir && fs.rmSync(dir, { recursive: true, force: true }));
@@ -34,6 +37,32 @@ test('the published package.json is a user\'s: no scripts, no devDependencies, n
   for (const f of ['index.d.mts', 'register.d.mts', 'testing.d.mts', 'README.md', 'CHANGELOG.md', 'LICENSE']) assert.ok(files.includes(f), `${f} ships`);
   const changelog = fs.readFileSync(path.join(ROOT, 'CHANGELOG.md'), 'utf8');
   assert.match(changelog, new RegExp(`^## ${repo.version.replaceAll('.', '\\.')}\\b`, 'm'), 'CHANGELOG.md has a section for this version');
+});
+
+test('repository, homepage and bugs: from the repository the release runs in, in the main and every platform package', () => {
+  const manifest = tarManifest(tarball);
+  assert.deepEqual(manifest.repository, { type: 'git', url: `git+${URL}.git` });
+  assert.equal(manifest.homepage, `${URL}#readme`);
+  assert.deepEqual(manifest.bugs, { url: `${URL}/issues` });
+  const repo = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  assert.equal(repo.repository, undefined, "the repository's own package.json names no repository (a fork publishes its own)");
+
+  // --release writes them into the platform packages too (here into a copy of npm/).
+  const npmDir = path.join(dir, 'npm');
+  fs.cpSync(path.join(ROOT, 'npm'), npmDir, { recursive: true });
+  pack.stage({ release: true, env: RELEASE_ENV, npmDir });
+  const targets = fs.readdirSync(npmDir);
+  assert.equal(targets.length, 8);
+  for (const target of targets) {
+    const platform = JSON.parse(fs.readFileSync(path.join(npmDir, target, 'package.json'), 'utf8'));
+    assert.equal(platform.homepage, `${URL}#readme`, target);
+    assert.deepEqual(platform.repository, manifest.repository, target);
+  }
+  // Where nothing names the repository (no Actions environment; this clone has no GitHub origin), a release stage refuses.
+  if (!pack.repositoryFields({}).repository) {
+    assert.throws(() => pack.stage({ release: true, env: {}, npmDir }), /--release: no repository to name/);
+  }
+  pack.stage({ env: RELEASE_ENV }); // leave the stage as before() made it, for the checks below
 });
 
 test('the .d.mts files are generated from the .d.ts files and current (npm run types)', () => {
