@@ -29,7 +29,7 @@ const path = require('node:path');
 const ROOT = path.join(__dirname, '..');
 const STAGE = path.join(ROOT, 'npm-pack-tmp', 'main');
 /** What the repository's package.json has that a user's does not. */
-const REPOSITORY_ONLY = ['scripts', 'devDependencies', 'overrides'];
+const REPOSITORY_ONLY = ['scripts', 'devDependencies', 'overrides', 'allowScripts'];
 const ALWAYS = ['README.md', 'LICENSE', 'CHANGELOG.md'];
 
 /**

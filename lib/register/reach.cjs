@@ -56,10 +56,10 @@ function cacheDir() {
  */
 function usableCacheDir() {
   const dir = cacheDir();
-  if (process.env.MCP_ORDERED_DISPATCH_CACHE_DIR) return dir;
   const top = path.dirname(dir);
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (process.env.MCP_ORDERED_DISPATCH_CACHE_DIR) return dir; // the user's choice
     for (const d of [top, dir]) {
       const st = fs.lstatSync(d);
       if (!st.isDirectory()) return undefined;
