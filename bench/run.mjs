@@ -20,21 +20,22 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+const here = (f) => fileURLToPath(new URL(f, import.meta.url));
 const quick = process.argv.includes('--quick');
 const flag = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const only = flag('only')?.split(',');
 const against = flag('against');
 const ROUNDS = Number(flag('rounds') ?? 3);
-const here = (f) => fileURLToPath(new URL(f, import.meta.url));
 const BENCHES = [
-  ['dispatch.mjs', quick ? ['--rounds=1', '--calls=5000'] : ['--rounds=5']],
+  // Against another tree the alternating rounds repeat every script, so its own rounds are fewer.
+  ['dispatch.mjs', quick ? ['--rounds=1', '--calls=5000'] : [`--rounds=${against ? 3 : 5}`]],
   ['framing.mjs', quick ? ['--quick'] : []],
   ['thread-framing.mjs', quick ? ['--quick'] : []],
   ['stdio.mjs', quick ? ['--rounds=1', '--calls=200'] : ['--rounds=3']],
   ['eventloop.mjs', quick ? ['--quick'] : []],
   ['roundtrip.mjs', quick ? ['--quick'] : []],
   ['memory.mjs', quick ? ['--quick'] : []],
-  ['startup.mjs', quick ? ['--quick'] : ['--instructions']],
+  ['startup.mjs', quick ? ['--quick'] : ['--instructions', ...(against ? ['--runs=11'] : [])]],
   ['reach.mjs', quick ? ['--quick'] : []],
 ];
 
