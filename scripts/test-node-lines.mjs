@@ -31,7 +31,7 @@ export const SUITES = [
   'test/register/bundled-host.test.mjs', // a real host's bundled SDK (mcp-remote) found by shape
   'test/register/reach-everything.test.mjs', // the search by shape changes only SDK classes
   'test/patch/bundled-external.test.mjs', // patchProtocol() on a minified bundle's classes
-  // test/register/bundled.test.mjs (26 bundles, ~4 min here) runs on the machine's Node only.
+  'test/register/bundled.test.mjs', // bundles by esbuild, webpack, rollup, bun: here one of each bundler and format (LINE_BUNDLES)
 ];
 
 /**
@@ -46,7 +46,8 @@ function supportsForceExit(version) {
 
 function runLine(version, suites) {
   const bin = ensureNode(version);
-  const env = { ...process.env, PATH: [path.dirname(bin), process.env.PATH ?? ''].join(path.delimiter) };
+  // MCP_ORDERED_DISPATCH_BUNDLES=lines: test/register/bundled.test.mjs runs 8 of its 34 bundles on each line (all 34 run on the machine's Node).
+  const env = { ...process.env, PATH: [path.dirname(bin), process.env.PATH ?? ''].join(path.delimiter), MCP_ORDERED_DISPATCH_BUNDLES: 'lines' };
   delete env.NODE_TEST_CONTEXT;
   console.log(`\n# Node ${version} (${path.relative(ROOT, bin)}): ${suites.length} suites`);
   return new Promise((resolve, reject) => {

@@ -52,7 +52,7 @@ const ESM_BANNER =
   "import { createRequire as __odCreateRequire } from 'node:module'; import { fileURLToPath as __odPath } from 'node:url'; import { dirname as __odDir } from 'node:path';\n" +
   'const require = __odCreateRequire(import.meta.url); const __filename = __odPath(import.meta.url); const __dirname = __odDir(__filename);\n';
 
-async function esbuildAll(dir, entries) {
+async function esbuildAll(dir, entries, keep) {
   const esbuild = require('esbuild');
   const out = [];
   for (const [app, entry] of entries) {
@@ -62,6 +62,7 @@ async function esbuildAll(dir, entries) {
         ['minify', { minify: true }],
         ['minify-keep-names', { minify: true, keepNames: true }],
       ]) {
+        if (!keep({ app, bundler: 'esbuild', format, variant })) continue;
         const file = path.join(dir, `${app}.esbuild-${format}-${variant}.${format === 'esm' ? 'mjs' : 'cjs'}`);
         await esbuild.build({
           entryPoints: [entry],
@@ -92,7 +93,7 @@ function webpackRun(config) {
   });
 }
 
-async function webpackAll(dir, entries) {
+async function webpackAll(dir, entries, keep) {
   const out = [];
   for (const [app, entry] of entries) {
     for (const [variant, mode, format] of [
@@ -100,6 +101,7 @@ async function webpackAll(dir, entries) {
       ['production-terser', 'production', 'cjs'],
       ['production-terser', 'production', 'esm'],
     ]) {
+      if (!keep({ app, bundler: 'webpack', format, variant })) continue;
       const filename = `${app}.webpack-${format}-${variant}.${format === 'esm' ? 'mjs' : 'cjs'}`;
       await webpackRun({
         mode,
@@ -121,7 +123,7 @@ async function webpackAll(dir, entries) {
   return out;
 }
 
-async function rollupAll(dir, entries) {
+async function rollupAll(dir, entries, keep) {
   const { rollup } = require('rollup');
   const { nodeResolve } = require('@rollup/plugin-node-resolve');
   const commonjs = require('@rollup/plugin-commonjs');
@@ -129,6 +131,7 @@ async function rollupAll(dir, entries) {
   const terser = require('terser');
   const out = [];
   for (const [app, entry] of entries) {
+    if (!['cjs', 'esm'].some((format) => ['plain', 'terser'].some((variant) => keep({ app, bundler: 'rollup', format, variant })))) continue;
     const bundle = await rollup({
       input: entry,
       plugins: [nodeResolve({ modulePaths: [NODE_MODULES], preferBuiltins: true, exportConditions: ['node'] }), commonjs({ ignoreDynamicRequires: true }), json()],
@@ -139,6 +142,7 @@ async function rollupAll(dir, entries) {
         const { output } = await bundle.generate({ format, inlineDynamicImports: true, banner: format === 'esm' ? ESM_BANNER : undefined });
         const code = output[0].code;
         for (const variant of ['plain', 'terser']) {
+          if (!keep({ app, bundler: 'rollup', format, variant })) continue;
           const file = path.join(dir, `${app}.rollup-${format}-${variant}.${format === 'esm' ? 'mjs' : 'cjs'}`);
           const text = variant === 'plain' ? code : (await terser.minify(code, { module: format === 'esm', compress: true, mangle: true })).code;
           fs.writeFileSync(file, text);
@@ -169,7 +173,7 @@ export function bunBinary() {
   }
 }
 
-async function bunAll(dir, entries) {
+async function bunAll(dir, entries, keep) {
   const bun = bunBinary();
   if (bun === undefined) return [];
   const { execFileSync } = await import('node:child_process');
@@ -187,6 +191,7 @@ async function bunAll(dir, entries) {
       ['esm', 'minify-keep-names', ['--minify', '--keep-names']],
       ['cjs', 'minify', ['--minify']],
     ]) {
+      if (!keep({ app, bundler: 'bun', format, variant })) continue;
       const file = path.join(dir, `${app}.bun-${format}-${variant}.${format === 'esm' ? 'mjs' : 'cjs'}`);
       execFileSync(bun, ['build', src, '--target=node', `--format=${format}`, `--outfile=${file}`, ...flags], { cwd: home, stdio: 'pipe', timeout: 120_000 });
       out.push({ app, bundler: 'bun', format, variant, file });
@@ -195,12 +200,31 @@ async function bunAll(dir, entries) {
   return out;
 }
 
-/** Build every bundle into `dir`: [{ app, bundler, format, variant, file }]. */
-export async function buildBundles(dir) {
+/**
+ * The bundles the Node-line suites run (scripts/test-node-lines.mjs sets
+ * MCP_ORDERED_DISPATCH_BUNDLES=lines): every bundler and output format once,
+ * minified, the two apps taking turns - 8 of the 34.
+ */
+export const LINE_BUNDLES = [
+  'sdk1 esbuild cjs minify',
+  'sdk2 esbuild esm minify-keep-names',
+  'sdk2 webpack cjs production-terser',
+  'sdk1 webpack esm production-terser',
+  'sdk1 rollup cjs terser',
+  'sdk2 rollup esm terser',
+  'sdk1 bun esm minify-keep-names',
+  'sdk2 bun cjs minify',
+];
+
+/**
+ * Build every bundle into `dir` (or those `keep({ app, bundler, format, variant })`
+ * accepts): [{ app, bundler, format, variant, file }].
+ */
+export async function buildBundles(dir, keep = () => true) {
   const entries = Object.entries(APPS).map(([app, spec]) => {
     const entry = path.join(dir, `${app}.src.mjs`);
     fs.writeFileSync(entry, appSource(spec));
     return [app, entry];
   });
-  return [...(await esbuildAll(dir, entries)), ...(await webpackAll(dir, entries)), ...(await rollupAll(dir, entries)), ...(await bunAll(dir, entries))];
+  return [...(await esbuildAll(dir, entries, keep)), ...(await webpackAll(dir, entries, keep)), ...(await rollupAll(dir, entries, keep)), ...(await bunAll(dir, entries, keep))];
 }
