@@ -3,19 +3,20 @@
 // patchStdioTransport() give stdio transports unless `offThread: false`.
 //
 // ThreadReadBuffer is the message reader (lib/stdio/message-reader.cjs) over
-// a worker thread (the addon's StdioThreadReader): append(chunk) copies the
-// chunk to the worker and returns; the worker frames, validates, classifies
-// and transcodes, and hands back pieces in the very layout StdioFramer.push
-// returns, bounded by bytes and by count. Each piece is read by the same
+// the addon's StdioThreadReader: append(chunk) copies the chunk to it and
+// returns; a thread of the addon's one pool (shared by every transport)
+// frames, validates, classifies and transcodes, and hands back pieces in the
+// very layout StdioFramer.push returns, bounded by bytes and by count. Each piece is read by the same
 // message reader as NativeReadBuffer's (bad lines, the SDK's own parse,
 // strict, schema stripping, the hand-off to the Dispatcher), so a message or
 // an error is the same object or Error the main-thread reader gives, in the
 // same order. The worker checks every line's body, so no line needs the
-// framer's checking path afterwards. The worker wakes the main thread through a threadsafe function;
-// the main thread takes ONE piece, has the transport process it
+// framer's checking path afterwards. Every reader's pieces come through the
+// one hand-over (lib/stdio/hub.cjs): woken once for all ready transports, it
+// has each take ONE piece in turn (_pump) and have its transport process it
 // (transport.processReadBuffer(): onmessage / onerror as the SDK does them),
-// and takes the next from setImmediate, so that the event loop gets a turn
-// between pieces. A small chunk that arrives while the worker is idle with
+// within one budget per turn of the event loop, so that the event loop gets
+// a turn between budgets however many servers flood. A small chunk that arrives while the worker is idle with
 // nothing queued is framed at once on the main thread (the round trip of a
 // single request pays no hop); nothing can overtake it then.
 //
@@ -35,12 +36,13 @@
 //   writes, as it does against a stock reader busy parsing) and resumed
 //   below a quarter of it. So memory stays bounded, and what the 'end' or
 //   close() flush delivers in one go is at most about that much.
-// The worker is stopped at 'end', after close(), and when the reader is
-// garbage-collected; the threadsafe function never keeps the process alive.
+// The reader is stopped at 'end', after close(), and when it is
+// garbage-collected; the hand-over never keeps the process alive.
 
 const native = require('../native/addon.cjs');
 const adapter = require('../adapters/stdio.cjs');
 const { MessageReader, framerOptions } = require('./message-reader.cjs');
+const { useHub, holdIfOver } = require('./hub.cjs');
 
 /**
  * Defaults of the hand-over bounds (bench/eventloop.mjs): a piece carries
@@ -94,9 +96,10 @@ class ThreadReadBuffer {
   // A piece holding one message larger than maxBatchBytes, handed over in
   // steps: { out, batch: its JSON.parse, once done }.
   _big = undefined;
-  // The stream paused for the backlog (to resume).
+  // The stream paused for the backlog (to resume), and paused for the
+  // overall backlog of every transport (lib/stdio/hub.cjs resumes it).
   _paused = undefined;
-  _pumpNext = undefined;
+  _heldStream = undefined;
 
   constructor(options = {}) {
     ({ OUT_BATCH } = native.boundary);
@@ -106,17 +109,16 @@ class ThreadReadBuffer {
     this._highWater = highWater;
     this._maxBatchBytes = maxBatchBytes;
     const Worker = native.load().StdioThreadReader;
-    if (typeof Worker !== 'function') throw new Error('mcp-ordered-dispatch: the native addon has no StdioThreadReader; rebuild it with `npm run build`.');
+    if (typeof Worker !== 'function' || typeof Worker.hub !== 'function') throw new Error('mcp-ordered-dispatch: the native addon has no StdioThreadReader; rebuild it with `npm run build`.');
+    useHub(Worker);
     this._limited = Number.isFinite(this._maxBufferSize);
     // StdioFramer's options, and the hand-over bounds.
     this._worker = new Worker({ ...framer, maxBatchBytes, maxBatchMessages, inlineMax });
     this._reader = new MessageReader(options, this);
     this._handoff = this._reader.handoff;
     this._transport = options.transport;
-    const pump = () => this._pump();
-    // Called by the worker's threadsafe function (through a weak reference).
-    this._worker.onready = pump;
-    this._pumpNext = pump;
+    // Called by the hand-over (lib/stdio/hub.cjs) in this reader's turn.
+    this._worker.onready = () => this._pump();
   }
 
   // The message reader's source (lib/stdio/message-reader.cjs): the
@@ -149,13 +151,25 @@ class ThreadReadBuffer {
     this._watchEnd();
     const out = this._worker.push(chunk);
     if (out !== undefined) this._reader.use(out);
-    else if (this._stream !== undefined && this._paused === undefined && this._worker.backlog() > this._highWater) {
-      this._paused = this._stream;
-      this._paused.pause();
-      // The worker wakes _pump() (which resumes) once it has caught up,
-      // whether or not a line completed meanwhile.
-      this._worker.wakeBelow(this._highWater >> 2);
+    else if (this._stream !== undefined && this._paused === undefined && this._heldStream === undefined) {
+      if (this._worker.backlog() > this._highWater) {
+        this._paused = this._stream;
+        this._paused.pause();
+        // The reader wakes _pump() (which resumes) once it has caught up,
+        // whether or not a line completed meanwhile.
+        this._worker.wakeBelow(this._highWater >> 2);
+      } else if (holdIfOver(this, this._stream)) {
+        // Paused on the overall bound (lib/stdio/hub.cjs): _release() resumes.
+        this._heldStream = this._stream;
+      }
     }
+  }
+
+  // The overall backlog is below its bound again.
+  _release() {
+    const held = this._heldStream;
+    this._heldStream = undefined;
+    if (held !== undefined && this._paused !== held) held.resume();
   }
 
   _resumeBelow(bytes) {
@@ -197,6 +211,7 @@ class ThreadReadBuffer {
   stop() {
     this.flush();
     this._resumeBelow(Infinity);
+    this._release();
     this._worker.stop();
     if (this._stream !== undefined) this._stream.removeListener('end', this._onEnd);
     this._stream = undefined;
@@ -219,37 +234,38 @@ class ThreadReadBuffer {
     }
   }
 
-  // One piece per turn of the event loop.
+  // One piece (or one step of a big one), in this reader's turn of the
+  // hand-over; whether it may have more.
   _pump() {
     if (this._big !== undefined) {
       this._bigStep();
-      return;
+      return true;
     }
     let out;
     try {
       out = this._worker.take();
     } catch (error) {
-      // The worker failed (a Rust panic): as the transport's data handler
+      // The framer failed (a Rust panic): as the transport's data handler
       // does with an error of append(), report it and close.
       this._fail(error);
-      return;
+      return false;
     }
     if (out === undefined) {
       this._resumeBelow(this._highWater >> 2);
-      return;
+      return false;
     }
     if (typeof out[OUT_BATCH] === 'string' && out[OUT_BATCH].length > this._maxBatchBytes) {
       // A message larger than a piece: making its string, parsing it and
-      // handling it (the SDK's own work) each get a turn of their own, so
-      // the worst stall is the largest of them, not their sum.
+      // handling it (the SDK's own work) are steps of their own, so the
+      // hand-over's budget can end a turn between them: the worst stall is
+      // the largest of them, not their sum.
       this._big = { out, batch: undefined };
-      setImmediate(this._pumpNext);
-      return;
+      return true;
     }
     this._reader.use(out);
     this._deliver();
     this._resumeBelow(this._highWater >> 2);
-    setImmediate(this._pumpNext);
+    return true;
   }
 
   _bigStep() {
@@ -260,13 +276,11 @@ class ThreadReadBuffer {
       } catch {
         big.batch = null; // readMessage() parses it again, message by message
       }
-      setImmediate(this._pumpNext);
       return;
     }
     this._useBig();
     this._deliver();
     this._resumeBelow(this._highWater >> 2);
-    setImmediate(this._pumpNext);
   }
 
   // The big piece taken, parsed or not yet, becomes the current entries.

@@ -102,8 +102,9 @@ test('the hand-over is bounded: at most maxBatchMessages per turn, and timers ru
           const pump = buffer._pump;
           buffer._pump = function () {
             const before = turnsDelivered.count;
-            pump.call(this);
+            const more = pump.call(this);
             if (turnsDelivered.count > before) turns.push(turnsDelivered.count - before);
+            return more;
           };
           const onmessage = transport.onmessage;
           transport.onmessage = (m) => {
@@ -253,35 +254,98 @@ for (const [reader, what] of [
 
 // --- lifecycle -----------------------------------------------------------------
 
-test('workers are stopped and freed: on stop(), when readers are collected, and a live one never holds the process open', { timeout: 60_000 }, () => {
+test('one pool for every reader: 40 readers start at most the pool\'s threads; stopped and collected readers are freed; a live one never holds the process open', { timeout: 60_000 }, () => {
   if (process.platform !== 'linux') return; // counts threads in /proc
   const child = `
     const fs = require('node:fs');
+    const { StdioThreadReader } = require(${JSON.stringify(path.join(ROOT, 'lib', 'native', 'addon.cjs'))}).load();
     const { ThreadReadBuffer } = require(${JSON.stringify(path.join(ROOT, 'lib', 'stdio', 'thread-read-buffer.cjs'))});
     const threads = () => fs.readdirSync('/proc/self/task').length;
     const base = threads();
-    let rbs = Array.from({ length: 40 }, () => new ThreadReadBuffer());
-    for (const rb of rbs) rb.append(Buffer.from('{"jsonrpc":"2.0","method":"m"}\\n'.repeat(2000)));
+    const line = '{"jsonrpc":"2.0","method":"m"}\\n';
+    let rbs = Array.from({ length: 40 }, () => new ThreadReadBuffer({ inlineMax: 0 }));
+    for (const rb of rbs) rb.append(Buffer.from(line.repeat(2000)));
     const running = threads();
+    const pool = StdioThreadReader.pool();
+    let read = 0;
+    for (const rb of rbs) { rb.flush(); while (rb.readMessage() != null) read++; }
     rbs.slice(0, 20).forEach((rb) => rb.stop());
-    const afterStop = threads();
+    const afterStop = rbs.filter((rb) => rb.offThread).length;
     rbs = null;
     let tries = 0;
     (function collect() {
       globalThis.gc();
-      if (threads() > base + 2 && ++tries < 50) return setTimeout(collect, 20);
+      if (StdioThreadReader.pool().readers > 0 && ++tries < 50) return setTimeout(collect, 20);
+      const collected = StdioThreadReader.pool().readers;
       // One more, alive and never stopped: the process must still exit.
-      globalThis.keep = new ThreadReadBuffer();
-      globalThis.keep.append(Buffer.from('{"jsonrpc":"2.0","method":"m"}\\n'.repeat(2000)));
-      console.log(JSON.stringify({ base, running, afterStop, collected: threads() }));
+      globalThis.keep = new ThreadReadBuffer({ inlineMax: 0 });
+      globalThis.keep.append(Buffer.from(line.repeat(2000)));
+      console.log(JSON.stringify({ base, running, pool, read, afterStop, collected, last: threads() }));
     })();
   `;
   const r = spawnSync(process.execPath, ['--expose-gc', '-e', child], { encoding: 'utf8', timeout: 30_000 });
   assert.equal(r.status, 0, r.stderr);
-  const { base, running, afterStop, collected } = JSON.parse(r.stdout.trim());
-  assert.ok(running >= base + 40, `40 workers: ${base} -> ${running}`);
-  assert.ok(afterStop <= running - 20, `stop() joins the worker: ${running} -> ${afterStop}`);
-  assert.ok(collected <= base + 2, `collected readers free their workers: ${base} -> ${collected}`);
+  const { base, running, pool, read, afterStop, collected, last } = JSON.parse(r.stdout.trim());
+  assert.equal(read, 40 * 2000, 'every message of every reader');
+  assert.equal(pool.readers, 40);
+  assert.ok(pool.threads >= 1 && pool.threads <= pool.max && pool.max <= 4, JSON.stringify(pool));
+  assert.ok(running <= base + pool.max, `40 readers, at most the pool's ${pool.max} threads: ${base} -> ${running}`);
+  assert.ok(last <= base + pool.max, `threads at the end: ${base} -> ${last}`);
+  assert.equal(afterStop, 20, 'stop() stops the 20 it was called on');
+  assert.equal(collected, 0, 'collected readers are freed');
+});
+
+test('one hand-over per JavaScript thread: 8 transports on the main thread and 8 in each of two worker threads, all at once, every message in order', { timeout: 120_000 }, async () => {
+  const { Worker } = await import('node:worker_threads');
+  const COUNT = 3000;
+  const TRANSPORTS = 8;
+  // The same run in each thread: TRANSPORTS real SDK transports, each
+  // against a child writing COUNT numbered messages; resolves to the
+  // messages out of place (none) and the count seen.
+  const body = `
+    const { StdioClientTransport } = require(${JSON.stringify(require.resolve('@modelcontextprotocol/sdk/client/stdio.js'))});
+    const { patchStdioTransport } = require(${JSON.stringify(path.join(ROOT, 'lib', 'stdio', 'patch.cjs'))});
+    const { ThreadReadBuffer } = require(${JSON.stringify(path.join(ROOT, 'lib', 'stdio', 'thread-read-buffer.cjs'))});
+    async function run(args) {
+      const unpatch = patchStdioTransport(StdioClientTransport, { offThread: { inlineMax: 0 } });
+      const one = async () => {
+        const t = new StdioClientTransport({ command: process.execPath, args });
+        const seen = [];
+        let threaded = false;
+        t.onmessage = (m) => seen.push(m.params.data);
+        const closed = new Promise((resolve) => (t.onclose = resolve));
+        await t.start();
+        threaded = t._readBuffer instanceof ThreadReadBuffer;
+        await closed;
+        return { threaded, count: seen.length, misplaced: seen.filter((d, i) => !d.startsWith('m' + i + ' ')).length };
+      };
+      try {
+        return await Promise.all(Array.from({ length: ${TRANSPORTS} }, one));
+      } finally {
+        unpatch();
+      }
+    }
+  `;
+  const args = writerArgs(COUNT);
+  const workerCode = `${body}; const { parentPort, workerData } = require('node:worker_threads'); run(workerData).then((r) => parentPort.postMessage(r));`;
+  const workers = [];
+  try {
+    const inWorkers = Array.from({ length: 2 }, () => {
+      const w = new Worker(workerCode, { eval: true, workerData: args });
+      workers.push(w);
+      return new Promise((resolve, reject) => {
+        w.once('message', resolve);
+        w.once('error', reject);
+      });
+    });
+    const here = new Function('require', 'path', `${body}; return run;`)(require, path)(args);
+    const results = [await here, ...(await Promise.all(inWorkers))];
+    for (const [k, result] of results.entries()) {
+      for (const r of result) assert.deepEqual(r, { threaded: true, count: COUNT, misplaced: 0 }, `thread ${k}`);
+    }
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
 });
 
 test('memory safety: every method of StdioThreadReader and ThreadReadBuffer with foreign receivers and junk arguments throws or works, never crashes', { timeout: 60_000 }, () => {
@@ -294,8 +358,9 @@ test('memory safety: every method of StdioThreadReader and ThreadReadBuffer with
     const int = (n) => ((seed = (seed * 1103515245 + 12345) >>> 0) % n);
     const pick = (xs) => xs[int(xs.length)];
     const line = '{"jsonrpc":"2.0","method":"m"}\\n';
-    const readers = [new R({ sdk: 1, maxMessageSize: 1e7, strict: false, maxBatchBytes: 100, maxBatchMessages: 3, inlineMax: 0 }), new R({ sdk: 2, maxMessageSize: 64, blankLines: 'report', strict: true, maxBatchBytes: 1, maxBatchMessages: 1, inlineMax: 100 })];
+    // The buffers first: the first registers the hand-over's pump (StdioThreadReader.hub).
     const buffers = [new ThreadReadBuffer({ inlineMax: 0 }), new ThreadReadBuffer({ maxBufferSize: 100 })];
+    const readers = [new R({ sdk: 1, maxMessageSize: 1e7, strict: false, maxBatchBytes: 100, maxBatchMessages: 3, inlineMax: 0 }), new R({ sdk: 2, maxMessageSize: 64, blankLines: 'report', strict: true, maxBatchBytes: 1, maxBatchMessages: 1, inlineMax: 100 })];
     const junk = () => pick([undefined, null, 0, -1, NaN, 1e300, 'x', {}, [], Buffer.from(line.repeat(int(50))), new Uint8Array(3), new Int32Array(2),
       new Uint8Array(new SharedArrayBuffer(8)), new DataView(new ArrayBuffer(4)), () => {}, Symbol('s'), 2n, pick(readers), pick(buffers)]);
     const receivers = () => pick([...readers, ...buffers, {}, undefined, new native.StdioFramer(), new NativeReadBuffer(), Object.create(R.prototype)]);
@@ -308,6 +373,8 @@ test('memory safety: every method of StdioThreadReader and ThreadReadBuffer with
         if (d.get) targets.push((r) => d.get.call(r));
       }
       targets.push((_, a) => new C(...a));
+      // The hand-over's statics: a second hub() keeps the first pump.
+      if (C === R) for (const key of ['hub', 'nextReady', 'pool']) targets.push((r, a) => R[key].apply(r, a));
       targets.push((r, a) => C.call(r, ...a));
     }
     let calls = 0, threw = 0;

@@ -1,54 +1,65 @@
-//! The off-thread stdio reader (issue 13), without N-API: a worker owns a
-//! core [`Framer`]; JavaScript hands it each chunk (copied: no pointer into a
-//! JavaScript buffer outlives the call), the worker frames, validates and
-//! classifies it, and queues the lines as [`pieces`] for JavaScript to take.
-//! The binding's `StdioThreadReader` is the class over it.
+//! The off-thread stdio reader (issue 13), without N-API: each reader owns
+//! a core [`Framer`]; JavaScript hands it each chunk (copied: no pointer
+//! into a JavaScript buffer outlives the call), a thread of the [`Pool`]
+//! frames, validates and classifies it, and queues the lines as [`pieces`]
+//! for JavaScript to take. The binding's `StdioThreadReader` is the class
+//! over it.
 //!
-//! The hand-over, and why it is bounded: the worker wakes JavaScript (a
-//! [`Wake`]: the binding's threadsafe function) only when no wake-up is
-//! outstanding ("armed"); the JavaScript it wakes takes ONE piece
-//! ([`Reader::take`]), delivers it, and asks for the next one from
-//! `setImmediate`, so the event loop gets a turn (timers, I/O) between
-//! pieces. `take()` disarms when the queue is empty. (The earlier attempt
-//! handed every queued batch over in one call: a 210-370 ms stall.)
+//! One pool for every reader: the threads do not grow with the number of
+//! readers ([`POOL_THREADS`] at most, started as work first needs them).
+//! A reader with chunks to frame is one [`Job`] in the pool's queue (never
+//! two: `scheduled`), which frames ONE chunk and goes to the back of the
+//! queue, so that a flooding stream cannot hold a thread while another's
+//! chunk waits. The addon's `tokio-reader` build runs the same jobs on
+//! napi-rs's tokio runtime instead ([`Schedule`]), for the measurements.
 //!
-//! Wire order: one worker per reader, chunks framed in the order pushed,
-//! pieces taken in the order made; [`Reader::push`] frames a chunk on the
-//! calling thread itself only when the worker is idle with nothing queued
-//! either way (so nothing can overtake it): small chunks, where the hop
-//! would cost more latency than the framing (a single request's round
-//! trip). [`Reader::drain`] blocks until the worker has framed every chunk
-//! pushed (the stream ended, the transport closes, the SDK's size rule
-//! throws), so that nothing read is lost or reordered.
+//! The hand-over, and why it is bounded: a reader wakes JavaScript (a
+//! [`Wake`]: the binding lists it with the one wake-up all readers share)
+//! only when no wake-up is outstanding ("armed"); the JavaScript it wakes
+//! takes ONE piece at a time ([`Reader::take`]), delivers it, and takes
+//! the next in a later turn of its round of ready readers, so the event
+//! loop gets turns (timers, I/O) between its budgets. `take()` disarms when
+//! the queue is empty.
 //!
-//! Lifetime: [`Reader::stop`] (and dropping the reader) stops and joins the
-//! worker and drops its [`Wake`]. After `stop()` every chunk is framed on
-//! the calling thread.
+//! Wire order: a reader's chunks are framed one at a time, under its `work`
+//! lock, in the order pushed (whoever frames them: a pool thread, or
+//! [`Reader::drain`] on the calling thread), and pieces are taken in the
+//! order made; [`Reader::push`] frames a chunk on the calling thread itself
+//! only when nothing of the reader is queued either way (so nothing can
+//! overtake it): small chunks, where the hop would cost more latency than
+//! the framing (a single request's round trip). [`Reader::drain`] frames
+//! what is still queued on the calling thread (the stream ended, the
+//! transport closes, the SDK's size rule throws), so that nothing read is
+//! lost or reordered and the caller never waits for the pool.
 //!
-//! Panics: the worker catches a panic of the framer, stops framing, and the
-//! next `push`/`take`/`drain` returns its message.
+//! Lifetime: [`Reader::stop`] (and dropping the reader) drops its [`Wake`];
+//! a job still queued then finds it stopped. After `stop()` every chunk is
+//! framed on the calling thread.
+//!
+//! Panics: a panic of the framer is caught where it happens, the reader
+//! stops framing, and the next `push`/`take`/`drain` returns its message.
 
 mod pieces;
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::thread::JoinHandle;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 
 pub use pieces::{Bounds, Piece, PieceSink, Ready};
 
 use crate::panic::panic_message;
 use crate::{Framer, FramerOptions};
 
-/// How the worker wakes JavaScript (the binding's threadsafe function);
-/// dropped when the reader stops.
+/// How a reader wakes JavaScript (the binding's shared hand-over); dropped
+/// when the reader stops.
 pub trait Wake: Send {
     /// Asks JavaScript to take what is ready; whether the wake-up was sent.
     fn wake(&self) -> bool;
 }
 
-/// The message of a worker's panic.
+/// The message of a framer's panic.
 pub type Failure = String;
 
 /// Buffers of framed chunks kept for the next pushes to copy into (at most
@@ -58,13 +69,50 @@ pub type Failure = String;
 const SPARE_CHUNKS: usize = 2;
 const SPARE_BYTES: usize = 128 * 1024;
 
+/// Threads of the [`Pool`], at most (fewer where the machine has fewer
+/// CPUs). Framing runs at several hundred MB/s a thread, several times what
+/// the main thread can hand to the SDK (`bench/servers.mjs`), so more
+/// threads would only add idle stacks; two keep one large message (a
+/// 9 MiB result: milliseconds of framing) from holding up every other
+/// stream.
+pub const POOL_THREADS: usize = 2;
+
+/// Readers alive (made and not yet dropped), for the idle-cost figures.
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+/// Readers alive in this process.
+pub fn live_readers() -> usize {
+    LIVE.load(Ordering::Relaxed)
+}
+
+/// The backlogs of every reader, summed ([`Reader::backlog`]).
+static BACKLOG: AtomicUsize = AtomicUsize::new(0);
+
+/// Bytes pushed and not yet taken, of every reader in this process: what
+/// JavaScript bounds memory by overall (`lib/stdio/hub.cjs`).
+pub fn total_backlog() -> usize {
+    BACKLOG.load(Ordering::Relaxed)
+}
+
+impl Queues {
+    /// Sets this reader's backlog, and the total by the difference.
+    fn set_backlog(&mut self, backlog: usize) {
+        if backlog >= self.backlog {
+            BACKLOG.fetch_add(backlog - self.backlog, Ordering::Relaxed);
+        } else {
+            BACKLOG.fetch_sub(self.backlog - backlog, Ordering::Relaxed);
+        }
+        self.backlog = backlog;
+    }
+}
+
 struct Queues {
-    /// Chunks pushed and not yet taken by the worker.
+    /// Chunks pushed and not yet framed.
     input: VecDeque<Vec<u8>>,
     /// Buffers of chunks framed, for the next pushes to copy into.
     spare: Vec<Vec<u8>>,
-    /// The worker is framing a chunk it took.
-    busy: bool,
+    /// A [`Job`] of this reader is queued or running (at most one is).
+    scheduled: bool,
     /// Bytes pushed and not yet taken by JavaScript: chunks queued or being
     /// framed, and the message text of pieces ready (see `backlog()`).
     backlog: usize,
@@ -73,13 +121,15 @@ struct Queues {
     wake_below: Option<usize>,
     /// Pieces framed and not yet taken by JavaScript.
     output: VecDeque<Ready>,
-    /// A threadsafe-function call (or the `setImmediate` chain it starts) is
-    /// outstanding: no new call until `take()` finds the queue empty.
+    /// A wake-up is outstanding: no new one until `take()` finds the queue
+    /// empty.
     armed: bool,
+    /// Stopped ([`Reader::stop`], a drop, or a framer's panic): no job
+    /// frames for it any more.
     stop: bool,
-    /// The worker has stopped.
-    finished: bool,
-    /// The worker panicked (its message).
+    /// [`Reader::stop`] (or a drop) ran.
+    stopped: bool,
+    /// The framer panicked (its message).
     failure: Option<String>,
     /// Wakes JavaScript; dropped (released) when the reader stops.
     waker: Option<Box<dyn Wake>>,
@@ -87,20 +137,16 @@ struct Queues {
 
 struct Work {
     framer: Framer,
-    /// The piece the worker is filling (never holds lines while it is idle).
+    /// The piece being filled (never holds lines while nothing is queued).
     current: Piece,
 }
 
 struct Shared {
-    // Lock order: `work` before `queues`.
+    // Lock order: `work` before `queues`. A chunk is taken from `input` only
+    // while `work` is held, so chunks are framed in the order pushed
+    // whichever thread frames them.
     work: Mutex<Work>,
     queues: Mutex<Queues>,
-    /// Input arrived, or stop.
-    wake: Condvar,
-    /// The worker finished what it had (or stopped).
-    idle: Condvar,
-    #[cfg(feature = "task")]
-    notify: tokio::sync::Notify,
     bounds: Bounds,
 }
 
@@ -113,6 +159,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Shared {
     fn new(options: FramerOptions, bounds: Bounds, waker: Box<dyn Wake>) -> Arc<Shared> {
+        LIVE.fetch_add(1, Ordering::Relaxed);
         Arc::new(Shared {
             work: Mutex::new(Work {
                 framer: Framer::new(options),
@@ -121,89 +168,44 @@ impl Shared {
             queues: Mutex::new(Queues {
                 input: VecDeque::new(),
                 spare: Vec::new(),
-                busy: false,
+                scheduled: false,
                 backlog: 0,
                 wake_below: None,
                 output: VecDeque::new(),
                 armed: false,
                 stop: false,
-                finished: false,
+                stopped: false,
                 failure: None,
                 waker: Some(waker),
             }),
-            wake: Condvar::new(),
-            idle: Condvar::new(),
-            #[cfg(feature = "task")]
-            notify: tokio::sync::Notify::new(),
             bounds,
         })
     }
 
-    /// The next chunk to frame (marking the worker busy), or `None` when
-    /// there is none now (idle) or the worker must stop (`finished` set).
-    fn next_chunk(&self, q: &mut Queues) -> Option<Vec<u8>> {
-        if q.stop {
-            q.busy = false;
-            q.finished = true;
-            self.idle.notify_all();
-            return None;
-        }
-        match q.input.pop_front() {
+    /// Frames the next queued chunk, if any; whether it did. The caller
+    /// holds `work`. (A stopped reader's input is framed as it is pushed,
+    /// or was cleared.)
+    fn frame_next(&self, work: &mut Work) -> bool {
+        let chunk = lock(&self.queues).input.pop_front();
+        match chunk {
             Some(chunk) => {
-                q.busy = true;
-                Some(chunk)
+                self.frame(work, chunk);
+                true
             }
-            None => {
-                q.busy = false;
-                self.idle.notify_all();
-                None
-            }
+            None => false,
         }
     }
 
-    /// The worker on a thread of its own.
-    fn worker(self: Arc<Self>) {
-        loop {
-            let chunk = {
-                let mut q = lock(&self.queues);
-                loop {
-                    if let Some(chunk) = self.next_chunk(&mut q) {
-                        break chunk;
-                    }
-                    if q.finished {
-                        return;
-                    }
-                    q = self.wake.wait(q).unwrap_or_else(|p| p.into_inner());
-                }
-            };
-            self.frame(chunk);
-        }
-    }
-
-    /// The worker as a task on a tokio runtime (feature `task`: the addon's
-    /// `tokio-reader`, on napi-rs's runtime, for the measurements in README).
-    #[cfg(feature = "task")]
-    async fn task(self: Arc<Self>) {
-        loop {
-            let chunk = {
-                let mut q = lock(&self.queues);
-                let chunk = self.next_chunk(&mut q);
-                if chunk.is_none() && q.finished {
-                    return;
-                }
-                chunk
-            };
-            match chunk {
-                Some(chunk) => self.frame(chunk),
-                // A notify_one() since the check left a permit: no lost wake-up.
-                None => self.notify.notified().await,
-            }
-        }
+    /// Frames every queued chunk (on the calling thread); returns with
+    /// `work` held, so that nothing is being framed meanwhile.
+    fn frame_all(&self) -> MutexGuard<'_, Work> {
+        let mut work = lock(&self.work);
+        while self.frame_next(&mut work) {}
+        work
     }
 
     /// Frames one chunk and publishes what is ready.
-    fn frame(&self, chunk: Vec<u8>) {
-        let mut work = lock(&self.work);
+    fn frame(&self, work: &mut Work, chunk: Vec<u8>) {
         let current = std::mem::take(&mut work.current);
         let mut sink = PieceSink::new(self.bounds, current);
         let framed = catch_unwind(AssertUnwindSafe(|| work.framer.push(&chunk, &mut sink)));
@@ -212,7 +214,8 @@ impl Shared {
             let mut q = lock(&self.queues);
             q.failure = Some(panic_message(&*payload));
             q.input.clear();
-            q.backlog = q.output.iter().map(|r| r.bytes).sum();
+            let left = q.output.iter().map(|r| r.bytes).sum();
+            q.set_backlog(left);
             q.stop = true;
             self.arm(&mut q);
             return;
@@ -228,14 +231,15 @@ impl Shared {
         } else {
             work.current = std::mem::take(&mut sink.current);
         }
-        // Transcoding happens here, off the main thread.
+        // Transcoding happens here, off the main thread (on a pool thread).
         let ready: Vec<Ready> = pieces.into_iter().map(Ready::from).collect();
         let mut q = lock(&self.queues);
-        drop(work);
         if q.spare.len() < SPARE_CHUNKS && chunk.capacity() <= SPARE_BYTES {
             q.spare.push(chunk);
         }
-        q.backlog = q.backlog.saturating_sub(pushed) + ready.iter().map(|r| r.bytes).sum::<usize>();
+        let backlog =
+            q.backlog.saturating_sub(pushed) + ready.iter().map(|r| r.bytes).sum::<usize>();
+        q.set_backlog(backlog);
         let below = q.wake_below.is_some_and(|w| q.backlog <= w);
         if below {
             q.wake_below = None;
@@ -244,13 +248,6 @@ impl Shared {
             q.output.extend(ready);
             self.arm(&mut q);
         }
-    }
-
-    /// Wakes the worker (input, or stop).
-    fn wake_worker(&self) {
-        self.wake.notify_all();
-        #[cfg(feature = "task")]
-        self.notify.notify_one();
     }
 
     /// Wakes JavaScript unless a wake-up is already outstanding.
@@ -262,128 +259,232 @@ impl Shared {
             q.armed = waker.wake();
         }
     }
+}
 
-    /// Blocks until the worker has framed every chunk pushed.
-    fn wait_idle(&self) -> MutexGuard<'_, Queues> {
-        let mut q = lock(&self.queues);
-        while !q.input.is_empty() || q.busy {
-            q = self.idle.wait(q).unwrap_or_else(|p| p.into_inner());
+impl Drop for Shared {
+    fn drop(&mut self) {
+        lock(&self.queues).set_backlog(0);
+        LIVE.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// A reader with chunks to frame, as its scheduler holds it.
+pub struct Job(Arc<Shared>);
+
+impl Job {
+    /// Frames one chunk of the reader; the job again while it has more (to
+    /// be scheduled at the back), `None` once it has none (or stopped).
+    pub fn run(self) -> Option<Job> {
+        let shared = Arc::clone(&self.0);
+        let mut work = lock(&shared.work);
+        if shared.frame_next(&mut work) {
+            return Some(self);
         }
-        q
+        // Nothing queued, with `work` held: a push that comes now sees
+        // `scheduled` cleared (under the same lock `input` was found empty
+        // with) and schedules the reader again.
+        let mut q = lock(&shared.queues);
+        if q.input.is_empty() || q.stop {
+            q.scheduled = false;
+            None
+        } else {
+            Some(self)
+        }
+    }
+}
+
+/// Runs [`Job`]s: the [`Pool`], or (the addon's `tokio-reader` build) a
+/// tokio runtime.
+pub trait Schedule: Sync {
+    /// Runs `job` on another thread, and again whatever it returns.
+    fn schedule(&self, job: Job);
+}
+
+/// The threads every reader's jobs run on (see the module docs).
+pub struct Pool {
+    state: Mutex<PoolState>,
+    work: Condvar,
+}
+
+struct PoolState {
+    jobs: VecDeque<Job>,
+    threads: usize,
+    /// Threads waiting for a job.
+    waiting: usize,
+    /// The most threads: [`POOL_THREADS`], or the CPUs if fewer.
+    max: usize,
+}
+
+static POOL: OnceLock<Pool> = OnceLock::new();
+
+impl Pool {
+    /// The process's pool (no thread started yet).
+    pub fn get() -> &'static Pool {
+        POOL.get_or_init(|| Pool {
+            state: Mutex::new(PoolState {
+                jobs: VecDeque::new(),
+                threads: 0,
+                waiting: 0,
+                max: std::thread::available_parallelism()
+                    .map_or(1, |n| n.get())
+                    .clamp(1, POOL_THREADS),
+            }),
+            work: Condvar::new(),
+        })
+    }
+
+    /// Threads started so far.
+    pub fn threads(&self) -> usize {
+        lock(&self.state).threads
+    }
+
+    /// The most threads it starts.
+    pub fn max(&self) -> usize {
+        lock(&self.state).max
+    }
+
+    /// Starts the first thread, if none runs yet (its error, if it cannot).
+    pub fn start(&'static self) -> std::io::Result<()> {
+        let mut state = lock(&self.state);
+        if state.threads == 0 {
+            self.spawn(&mut state)?;
+        }
+        Ok(())
+    }
+
+    fn spawn(&'static self, state: &mut PoolState) -> std::io::Result<()> {
+        std::thread::Builder::new()
+            .name("mcp-od-stdio".into())
+            .spawn(move || self.thread())?;
+        state.threads += 1;
+        Ok(())
+    }
+
+    fn thread(&'static self) {
+        loop {
+            let job = {
+                let mut state = lock(&self.state);
+                loop {
+                    if let Some(job) = state.jobs.pop_front() {
+                        break job;
+                    }
+                    state.waiting += 1;
+                    state = self.work.wait(state).unwrap_or_else(|p| p.into_inner());
+                    state.waiting -= 1;
+                }
+            };
+            // A framer's panic is caught in `frame`; anything else is a bug
+            // of this module, and the thread must outlive it.
+            if let Ok(Some(next)) = catch_unwind(AssertUnwindSafe(|| job.run())) {
+                self.schedule(next);
+            }
+        }
+    }
+}
+
+impl Schedule for Pool {
+    fn schedule(&self, job: Job) {
+        let mut state = lock(&self.state);
+        state.jobs.push_back(job);
+        if state.waiting > 0 {
+            self.work.notify_one();
+        } else if state.threads < state.max {
+            // Another thread only when none waits; with none started, a job
+            // waits for the first (`start`) to finish its own.
+            let _ = Pool::get().spawn(&mut state);
+        }
     }
 }
 
 /// What [`Reader::push`] did with a chunk.
 pub enum Pushed {
-    /// Handed to the worker: its lines come out of [`Reader::take`].
+    /// Queued: its lines come out of [`Reader::take`].
     Queued,
     /// Framed on the calling thread: its lines, if it completed any.
     Framed(Option<Ready>),
 }
 
-/// The worker: a thread, or (feature `task`) a task.
-enum Worker {
-    Thread(JoinHandle<()>),
-    /// A task on the caller's tokio runtime: stopped when `finished` is set.
-    #[cfg(feature = "task")]
-    Task,
-}
-
-/// A reader: the worker, its queues, and the calling thread's side.
+/// A reader: its framer, its queues, and the calling thread's side.
 pub struct Reader {
     shared: Arc<Shared>,
-    /// `None` once stopped.
-    worker: Mutex<Option<Worker>>,
+    schedule: &'static dyn Schedule,
     /// Chunks of at most this many bytes are framed on the calling thread
-    /// when the worker is idle with nothing queued.
+    /// when nothing is queued.
     inline_max: usize,
 }
 
 impl Reader {
-    /// Starts the worker, on a thread of its own, of a reader that frames
-    /// with `options`, hands over pieces of at most `bounds`, and wakes
-    /// JavaScript with `waker` (dropped at once if the worker cannot start).
+    /// A reader whose chunks the process's [`Pool`] frames with `options`,
+    /// handing over pieces of at most `bounds` and waking JavaScript with
+    /// `waker` (dropped at once if no pool thread can start).
     pub fn start(
         options: FramerOptions,
         bounds: Bounds,
         inline_max: usize,
         waker: Box<dyn Wake>,
     ) -> std::io::Result<Reader> {
-        let shared = Shared::new(options, bounds, waker);
-        let worker = Arc::clone(&shared);
-        let started = std::thread::Builder::new()
-            .name("mcp-od-stdio".into())
-            .spawn(move || worker.worker())
-            .map(Worker::Thread);
-        Reader::with_worker(shared, started, inline_max)
+        let pool = Pool::get();
+        pool.start()?;
+        Ok(Reader::start_on(options, bounds, inline_max, waker, pool))
     }
 
-    /// As [`Reader::start`], with the worker as a task that `spawn` runs on
-    /// a tokio runtime (the binding's: napi-rs's).
-    #[cfg(feature = "task")]
-    pub fn start_task(
+    /// As [`Reader::start`], with its jobs run by `schedule` (the binding's
+    /// tokio runtime).
+    pub fn start_on(
         options: FramerOptions,
         bounds: Bounds,
         inline_max: usize,
         waker: Box<dyn Wake>,
-        spawn: impl FnOnce(std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>),
-    ) -> std::io::Result<Reader> {
-        let shared = Shared::new(options, bounds, waker);
-        spawn(Box::pin(Arc::clone(&shared).task()));
-        Reader::with_worker(shared, Ok(Worker::Task), inline_max)
-    }
-
-    fn with_worker(
-        shared: Arc<Shared>,
-        started: std::io::Result<Worker>,
-        inline_max: usize,
-    ) -> std::io::Result<Reader> {
-        match started {
-            Ok(w) => Ok(Reader {
-                shared,
-                worker: Mutex::new(Some(w)),
-                inline_max,
-            }),
-            Err(e) => {
-                drop(lock(&shared.queues).waker.take());
-                Err(e)
-            }
+        schedule: &'static dyn Schedule,
+    ) -> Reader {
+        Reader {
+            shared: Shared::new(options, bounds, waker),
+            schedule,
+            inline_max,
         }
     }
 
-    /// Hands `chunk` to the worker; or, when the worker is idle with nothing
-    /// queued and the chunk is small (or the reader is stopped), frames it
-    /// here.
+    /// Queues `chunk` for the pool; or, when nothing is queued either way
+    /// and the chunk is small (or the reader is stopped), frames it here.
     pub fn push(&self, chunk: Cow<'_, [u8]>) -> Result<Pushed, Failure> {
-        {
-            let mut q = lock(&self.shared.queues);
-            if let Some(message) = &q.failure {
-                return Err(message.clone());
-            }
-            let idle = q.input.is_empty() && !q.busy && q.output.is_empty();
-            if !(idle && (q.stop || chunk.len() <= self.inline_max)) {
-                q.backlog += chunk.len();
-                let owned = match (chunk, q.spare.pop()) {
-                    (Cow::Borrowed(bytes), Some(mut buffer)) => {
-                        buffer.clear();
-                        buffer.extend_from_slice(bytes);
-                        buffer
-                    }
-                    (chunk, _) => chunk.into_owned(),
-                };
-                q.input.push_back(owned);
-                self.shared.wake_worker();
-                return Ok(Pushed::Queued);
-            }
+        let mut q = lock(&self.shared.queues);
+        if let Some(message) = &q.failure {
+            return Err(message.clone());
         }
-        // Idle, nothing queued: frame here, in order.
-        let mut work = lock(&self.shared.work);
-        let current = std::mem::take(&mut work.current);
-        let mut sink = PieceSink::new(Bounds::NONE, current);
-        work.framer.push(&chunk, &mut sink);
-        drop(work);
-        let first = sink.into_pieces().into_iter().next();
-        Ok(Pushed::Framed(first.map(Ready::from)))
+        let idle = q.input.is_empty() && !q.scheduled && q.output.is_empty();
+        if idle && (q.stop || chunk.len() <= self.inline_max) {
+            // Nothing queued: frame here, in order (`scheduled` is false, so
+            // no job takes the `work` lock meanwhile but a finishing one).
+            drop(q);
+            let mut work = lock(&self.shared.work);
+            let current = std::mem::take(&mut work.current);
+            let mut sink = PieceSink::new(Bounds::NONE, current);
+            work.framer.push(&chunk, &mut sink);
+            drop(work);
+            let first = sink.into_pieces().into_iter().next();
+            return Ok(Pushed::Framed(first.map(Ready::from)));
+        }
+        let backlog = q.backlog + chunk.len();
+        q.set_backlog(backlog);
+        let owned = match (chunk, q.spare.pop()) {
+            (Cow::Borrowed(bytes), Some(mut buffer)) => {
+                buffer.clear();
+                buffer.extend_from_slice(bytes);
+                buffer
+            }
+            (chunk, _) => chunk.into_owned(),
+        };
+        q.input.push_back(owned);
+        if q.stop {
+            // Stopped with pieces not yet taken: frame it here, after them.
+            drop(q);
+            drop(self.shared.frame_all());
+        } else if !q.scheduled {
+            q.scheduled = true;
+            drop(q);
+            self.schedule.schedule(Job(Arc::clone(&self.shared)));
+        }
+        Ok(Pushed::Queued)
     }
 
     /// The next piece, or `None` (and the next wake-up re-armed) when none
@@ -392,7 +493,8 @@ impl Reader {
         let mut q = lock(&self.shared.queues);
         match q.output.pop_front() {
             Some(r) => {
-                q.backlog = q.backlog.saturating_sub(r.bytes);
+                let backlog = q.backlog.saturating_sub(r.bytes);
+                q.set_backlog(backlog);
                 Ok(Some(r))
             }
             None => {
@@ -405,10 +507,11 @@ impl Reader {
         }
     }
 
-    /// Blocks until the worker has framed every chunk pushed; their pieces
-    /// are then ready for [`Reader::take`].
+    /// Frames every chunk pushed and not yet framed, here; their pieces are
+    /// then ready for [`Reader::take`].
     pub fn drain(&self) -> Result<(), Failure> {
-        let q = self.shared.wait_idle();
+        drop(self.shared.frame_all());
+        let q = lock(&self.shared.queues);
         if q.output.is_empty() {
             if let Some(message) = &q.failure {
                 return Err(message.clone());
@@ -417,16 +520,14 @@ impl Reader {
         Ok(())
     }
 
-    /// Drops an incomplete line, after the worker framed what it had.
+    /// Drops an incomplete line, after framing what was queued.
     pub fn clear(&self) {
-        drop(self.shared.wait_idle());
-        lock(&self.shared.work).framer.clear();
+        self.shared.frame_all().framer.clear();
     }
 
-    /// Bytes of an incomplete line held (after the worker framed what it had).
+    /// Bytes of an incomplete line held (after framing what was queued).
     pub fn buffered(&self) -> usize {
-        drop(self.shared.wait_idle());
-        lock(&self.shared.work).framer.buffered()
+        self.shared.frame_all().framer.buffered()
     }
 
     /// Bytes pushed and not yet taken (chunks not yet framed, message text
@@ -447,50 +548,38 @@ impl Reader {
         }
     }
 
-    /// Whether the worker still runs.
+    /// Whether the reader still frames off the calling thread (not stopped).
     pub fn running(&self) -> bool {
-        lock(&self.worker).is_some()
+        !lock(&self.shared.queues).stopped
     }
 
-    /// Frames what is queued, then stops and joins the worker and drops its
-    /// [`Wake`]. Idempotent.
+    /// Frames what is queued, then stops: drops its [`Wake`]; later chunks
+    /// are framed on the calling thread. Idempotent.
     pub fn stop(&self) {
         self.shutdown(true);
     }
 
-    fn shutdown(&self, wait: bool) {
-        let Some(worker) = lock(&self.worker).take() else {
-            return;
-        };
+    fn shutdown(&self, frame_queued: bool) {
+        let work = frame_queued.then(|| self.shared.frame_all());
         let waker = {
-            let mut q = if wait {
-                self.shared.wait_idle()
-            } else {
-                lock(&self.shared.queues)
-            };
+            let mut q = lock(&self.shared.queues);
             q.stop = true;
-            self.shared.wake_worker();
+            q.stopped = true;
+            if !frame_queued {
+                q.input.clear();
+            }
             q.waker.take()
         };
-        match worker {
-            Worker::Thread(thread) => {
-                let _ = thread.join();
-            }
-            #[cfg(feature = "task")]
-            Worker::Task => {
-                let mut q = lock(&self.shared.queues);
-                while !q.finished {
-                    q = self.shared.idle.wait(q).unwrap_or_else(|p| p.into_inner());
-                }
-            }
-        }
+        drop(work);
+        // Outside the locks: releasing the binding's wake-up may take its own.
         drop(waker);
     }
 }
 
 impl Drop for Reader {
     fn drop(&mut self) {
-        // Dropped: nobody will take what is queued.
+        // Dropped: nobody will take what is queued. A job still queued for
+        // it holds the shared state until it runs and finds it stopped.
         let _ = catch_unwind(AssertUnwindSafe(|| self.shutdown(false)));
     }
 }
@@ -557,5 +646,89 @@ mod tests {
         }
         assert_eq!(seen, ["one", "two", &"x".repeat(500), "four", "5"]);
         reader.stop();
+    }
+
+    /// Counts wake-ups (as the binding's hub would list the reader).
+    struct CountWake(Arc<AtomicUsize>);
+    impl Wake for CountWake {
+        fn wake(&self) -> bool {
+            self.0.fetch_add(1, Ordering::Relaxed);
+            true
+        }
+    }
+
+    fn data_of(ready: &Ready) -> Vec<String> {
+        let all: Vec<serde_json::Value> = serde_json::from_str(&pieces::text_of(ready)).unwrap();
+        all.iter()
+            .map(|m| m["params"]["data"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn one_pool_frames_many_readers_each_in_order() {
+        const READERS: usize = 60;
+        const CHUNKS: usize = 40;
+        let wakes = Arc::new(AtomicUsize::new(0));
+        let readers: Vec<Reader> = (0..READERS)
+            .map(|_| {
+                Reader::start(
+                    FramerOptions::for_profile(Profile::V1),
+                    Bounds {
+                        max_bytes: 600,
+                        max_lines: 7,
+                    },
+                    0,
+                    Box::new(CountWake(Arc::clone(&wakes))),
+                )
+                .unwrap()
+            })
+            .collect();
+        let mut seen = vec![Vec::new(); READERS];
+        // Chunks of every reader interleaved, lines cut across chunks; some
+        // pieces taken while the pool still frames, the rest after drain().
+        for c in 0..CHUNKS {
+            for (r, reader) in readers.iter().enumerate() {
+                let text: String = (0..5)
+                    .map(|k| note(&format!("{r}:{}", c * 5 + k)) + "\n")
+                    .collect();
+                let (head, tail) = text.split_at(text.len() / 3);
+                for part in [head, tail] {
+                    assert!(matches!(
+                        reader.push(Cow::Borrowed(part.as_bytes())),
+                        Ok(Pushed::Queued)
+                    ));
+                }
+                if c % 3 == 0 {
+                    if let Some(ready) = reader.take().unwrap() {
+                        seen[r].extend(data_of(&ready));
+                    }
+                }
+            }
+        }
+        for (r, reader) in readers.iter().enumerate() {
+            reader.drain().unwrap();
+            while let Some(ready) = reader.take().unwrap() {
+                seen[r].extend(data_of(&ready));
+            }
+            let expected: Vec<String> = (0..CHUNKS * 5).map(|i| format!("{r}:{i}")).collect();
+            assert_eq!(seen[r], expected, "reader {r}");
+            assert_eq!(reader.backlog(), 0);
+        }
+        let pool = Pool::get();
+        assert!(total_backlog() >= readers.iter().map(Reader::backlog).sum::<usize>());
+        assert!(pool.threads() >= 1 && pool.threads() <= pool.max() && pool.max() <= POOL_THREADS);
+        assert!(wakes.load(Ordering::Relaxed) > 0);
+        // Stopped or dropped with chunks still queued for the pool: the jobs
+        // left behind find them stopped.
+        for (k, reader) in readers.into_iter().enumerate() {
+            for _ in 0..4 {
+                let _ = reader.push(Cow::Owned(note("late").into_bytes()));
+            }
+            if k % 2 == 0 {
+                reader.stop();
+                assert!(!reader.running());
+            }
+            drop(reader);
+        }
     }
 }

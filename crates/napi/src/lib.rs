@@ -32,6 +32,7 @@ mod progress_tokens;
 mod raw;
 mod receiver;
 mod stdio_framer;
+mod stdio_hub;
 mod stdio_thread_reader;
 
 use std::ffi::CString;

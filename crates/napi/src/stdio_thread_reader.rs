@@ -1,24 +1,24 @@
 //! `StdioThreadReader`: the class over the off-thread stdio reader
-//! (the core's `stdio_thread`, issue 13), whose pieces are the very layout
-//! `StdioFramer.push` returns (`out`, see the core's `boundary`), so
-//! `lib/stdio-thread.cjs` reads them with the main-thread reader's own code
-//! (`crate::js_out` builds both).
+//! (the core's `stdio_thread`, issues 13 and 24), whose pieces are the very
+//! layout `StdioFramer.push` returns (`out`, see the core's `boundary`), so
+//! `lib/stdio/thread-read-buffer.cjs` reads them with the main-thread
+//! reader's own code (`crate::js_out` builds both).
 //!
-//! The worker wakes JavaScript through a threadsafe function: the
-//! JavaScript it wakes (`onready`) takes one piece (`take()`) at a time.
-//! The threadsafe function is unref'd from the start (it never keeps the
-//! process alive) and reaches the JavaScript object only through a weak
-//! reference (it never keeps the reader alive); `stop()` (and the class's
-//! finalizer, on garbage collection) stops and joins the worker and
-//! releases it.
+//! Every reader's chunks are framed by the core's one pool of threads (or,
+//! in the `tokio-reader` build, on napi-rs's tokio runtime), and every
+//! reader of the environment hands its pieces over through the one hub
+//! (`crate::stdio_hub`): `StdioThreadReader.hub(pump)` registers the
+//! JavaScript that takes them, `StdioThreadReader.nextReady()` gives it the
+//! next listed reader, whose `onready()` takes one piece (`take()`). The
+//! hub reaches a reader only through a weak reference (it never keeps one
+//! alive); `stop()` (and the class's finalizer, on garbage collection)
+//! stops the reader.
 //!
-//! Panics: every method runs under `crate::napi_support::guarded`; the
-//! worker catches a panic of the framer, stops framing and the next
-//! `push()`/`take()`/`drain()` throws the same "internal error" a method
-//! would.
+//! Panics: every method runs under `crate::napi_support::guarded`; a panic
+//! of the framer is caught where it happens, the reader stops framing and
+//! the next `push()`/`take()`/`drain()` throws the same "internal error" a
+//! method would.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use napi::bindgen_prelude::{Env, JsValue, This, Unknown};
@@ -27,112 +27,51 @@ use napi::{Error, Result, Status};
 use napi_derive::napi;
 
 use crate::js_out::{int32_array, js_text, out_array, out_value};
-use crate::napi_support::{chunk_bytes, guarded, internal_error, js_string, type_of, undefined};
+use crate::napi_support::{chunk_bytes, guarded, internal_error, undefined};
 use crate::options::thread_reader_options;
-use crate::raw::{self, OrFail};
 use crate::receiver::{self, STDIO_THREAD_READER};
+use crate::stdio_hub::{self, Entry};
 use mcp_ordered_dispatch_core::boundary;
-use mcp_ordered_dispatch_core::stdio_thread::{Failure, Pushed, Reader, Ready, Wake};
+use mcp_ordered_dispatch_core::stdio_thread::{self, Failure, Pushed, Reader, Ready};
 
-/// The threadsafe function: the worker's [`Wake`] (the handle is
-/// thread-safe by N-API's contract), released when dropped, unless N-API
-/// destroyed it first (`gone`: set by its finalizer, which also runs when
-/// the environment is torn down, possibly before the reader's own finalizer).
-struct Tsfn {
-    handle: sys::napi_threadsafe_function,
-    gone: Arc<AtomicBool>,
-}
-// SAFETY: N-API documents napi_call_threadsafe_function and
-// napi_release_threadsafe_function as callable from any thread.
-unsafe impl Send for Tsfn {}
+/// The `tokio-reader` build: the readers' jobs as tasks on napi-rs's tokio
+/// runtime instead of the core's pool (for the measurements in
+/// docs/performance.md).
+#[cfg(feature = "tokio-reader")]
+struct Tokio;
 
-impl Wake for Tsfn {
-    fn wake(&self) -> bool {
-        if self.gone.load(Ordering::Acquire) {
-            return false;
-        }
-        // SAFETY: not `gone`: N-API has not destroyed it, and only `drop`
-        // releases it.
-        unsafe { raw::call_threadsafe_function(self.handle) }.is_ok()
+#[cfg(feature = "tokio-reader")]
+impl stdio_thread::Schedule for Tokio {
+    fn schedule(&self, job: stdio_thread::Job) {
+        napi::bindgen_prelude::spawn(async move {
+            // One chunk a task: the next goes to the back of the runtime's queue.
+            if let Some(next) = job.run() {
+                Tokio.schedule(next);
+            }
+        });
     }
-}
-
-impl Drop for Tsfn {
-    fn drop(&mut self) {
-        if self.gone.load(Ordering::Acquire) {
-            return;
-        }
-        // SAFETY: as in `wake`. A failure (the env is going away) leaves it to
-        // N-API's teardown, which then finalizes it.
-        let _ = unsafe { raw::release_threadsafe_function(self.handle) };
-    }
-}
-
-/// The threadsafe function's context: a weak reference to the JavaScript
-/// reader (deleted by the finalizer, on the main thread).
-struct Context {
-    weak: sys::napi_ref,
-    /// Set when N-API destroys the threadsafe function (see [`Tsfn`]).
-    gone: Arc<AtomicBool>,
-}
-
-/// On the main thread, for each threadsafe-function call: `reader.onready()`.
-unsafe extern "C" fn call_js(
-    env: sys::napi_env,
-    _js_callback: sys::napi_value,
-    context: *mut std::ffi::c_void,
-    _data: *mut std::ffi::c_void,
-) {
-    if env.is_null() || context.is_null() {
-        return; // the environment is going away
-    }
-    // SAFETY: `context` is the `Context` this threadsafe function was made
-    // with, freed only by `finalize_context`, after the last call.
-    let weak = unsafe { (*(context as *const Context)).weak };
-    let _ = catch_unwind(AssertUnwindSafe(|| {
-        let reader = match raw::get_reference_value(env, weak) {
-            Ok(r) if !r.is_null() => r,
-            _ => return, // collected
-        };
-        let Ok(callback) = raw::get_named_property(env, reader, c"onready") else {
-            return; // its getter threw: that exception stays pending
-        };
-        if type_of(env, callback) != sys::ValueType::napi_function {
-            return;
-        }
-        // An exception it throws stays pending: Node reports it as uncaught,
-        // as it would one thrown by a 'data' listener.
-        let _ = raw::call_function(env, reader, callback, &[]);
-    }));
-}
-
-unsafe extern "C" fn finalize_context(
-    env: sys::napi_env,
-    data: *mut std::ffi::c_void,
-    _hint: *mut std::ffi::c_void,
-) {
-    let _ = catch_unwind(AssertUnwindSafe(|| {
-        // SAFETY: `data` is the context leaked by the constructor, and N-API
-        // calls this once, after the last `call_js`.
-        let context = unsafe { Box::from_raw(data as *mut Context) };
-        context.gone.store(true, Ordering::Release);
-        if !env.is_null() {
-            // Nothing to do about a failure while the env is torn down.
-            let _ = raw::delete_reference(env, context.weak);
-        }
-    }));
 }
 
 // ---------------------------------------------------------------------------
 // the class
 
-/// Frames a stdio byte stream on a worker thread (see the module docs).
+/// Frames a stdio byte stream off the main thread (see the module docs).
 #[napi]
 pub struct StdioThreadReader {
     reader: Reader,
+    entry: Arc<Entry>,
+    env: sys::napi_env,
 }
 
-/// The error a worker's panic becomes.
+impl Drop for StdioThreadReader {
+    // On the JavaScript thread (napi-rs's finalizer): the hub's weak
+    // reference goes; `reader` (dropped next) stops and drops its listing.
+    fn drop(&mut self) {
+        self.entry.finalize(self.env);
+    }
+}
+
+/// The error a framer's panic off the main thread becomes.
 fn thread_error(message: Failure) -> Error {
     internal_error("the stdio reader thread", &message)
 }
@@ -141,7 +80,8 @@ fn thread_error(message: Failure) -> Error {
 impl StdioThreadReader {
     /// `new StdioThreadReader({ sdk?, maxMessageSize?, blankLines?, strict?, maxBatchBytes?, maxBatchMessages?, inlineMax? })`:
     /// the options of `StdioFramer` and the pieces' bounds
-    /// (`crate::options::thread_reader_options`).
+    /// (`crate::options::thread_reader_options`). `StdioThreadReader.hub()`
+    /// must have been called in this environment.
     #[napi(constructor)]
     pub fn new(env: Env, this: This, options: Unknown) -> Result<Self> {
         let (env, this, options) = (env.raw(), this.object.raw(), options.raw());
@@ -149,61 +89,78 @@ impl StdioThreadReader {
             // Reading the options may run getters: before anything is held.
             let (options, bounds, inline_max) = thread_reader_options(env, options)?;
             // Refuses a `this` that is already a native object
-            // (`StdioThreadReader.call(aDispatcher, ...)`), before any thread starts.
+            // (`StdioThreadReader.call(aDispatcher, ...)`), before anything starts.
             receiver::tag_instance(env, this, &STDIO_THREAD_READER)?;
-            // The threadsafe function: no JavaScript function of its own (it
-            // would keep the reader alive); its context reaches the reader
-            // through a weak reference.
-            let weak = raw::create_reference(env, this, 0).or_fail("referencing the reader")?;
-            let gone = Arc::new(AtomicBool::new(false));
-            let context = Box::into_raw(Box::new(Context {
-                weak,
-                gone: Arc::clone(&gone),
-            }));
-            let name = js_string(env, "mcp-ordered-dispatch stdio reader");
-            // SAFETY: `context` stays alive until `finalize_context` frees it.
-            let made = unsafe {
-                raw::create_threadsafe_function(
-                    env,
-                    name,
-                    context.cast(),
-                    Some(finalize_context),
-                    Some(call_js),
-                )
-            };
-            let tsfn = match made {
-                Ok(tsfn) => tsfn,
-                Err(failed) => {
-                    // SAFETY: not handed to N-API.
-                    let context = unsafe { Box::from_raw(context) };
-                    let _ = raw::delete_reference(env, context.weak);
-                    return Err(failed.error("creating the threadsafe function"));
+            let entry = Entry::new(env, this)?;
+            let waker = match stdio_hub::listing(Arc::clone(&entry)) {
+                Ok(listing) => Box::new(listing),
+                Err(e) => {
+                    entry.finalize(env);
+                    return Err(e);
                 }
             };
-            // Never keeps the process alive (the stream does while it is
-            // open). It cannot fail for a threadsafe function just made; if
-            // it did, the reader would keep the process alive until stopped.
-            let _ = raw::unref_threadsafe_function(env, tsfn);
-            let waker = Box::new(Tsfn { handle: tsfn, gone });
             #[cfg(not(feature = "tokio-reader"))]
             let started = Reader::start(options, bounds, inline_max, waker);
             #[cfg(feature = "tokio-reader")]
-            let started = Reader::start_task(options, bounds, inline_max, waker, |task| {
-                napi::bindgen_prelude::spawn(task);
-            });
-            let reader = started.map_err(|e| {
-                Error::new(
-                    Status::GenericFailure,
-                    format!("mcp-ordered-dispatch: cannot start the stdio reader thread: {e}"),
-                )
-            })?;
-            Ok(StdioThreadReader { reader })
+            let started = Ok::<_, std::io::Error>(Reader::start_on(
+                options, bounds, inline_max, waker, &Tokio,
+            ));
+            match started {
+                Ok(reader) => Ok(StdioThreadReader { reader, entry, env }),
+                Err(e) => {
+                    entry.finalize(env);
+                    Err(Error::new(
+                        Status::GenericFailure,
+                        format!("mcp-ordered-dispatch: cannot start the stdio reader thread: {e}"),
+                    ))
+                }
+            }
         })
     }
 
-    /// Hands `chunk` (a Buffer or Uint8Array; copied) to the worker and
-    /// returns `undefined`; or, when the worker is idle with nothing queued
-    /// and the chunk is small (or the reader is stopped), frames it here and
+    /// `StdioThreadReader.hub(pump)`: registers this environment's pump, the
+    /// function called (with no arguments) when readers have pieces ready;
+    /// it takes them with `nextReady()`. Once per environment: a later call
+    /// keeps the first pump and returns `false`.
+    #[napi]
+    pub fn hub(env: Env, pump: Unknown) -> Result<bool> {
+        let (env, pump) = (env.raw(), pump.raw());
+        guarded("StdioThreadReader.hub()", || stdio_hub::start(env, pump))
+    }
+
+    /// `StdioThreadReader.nextReady()`: the next reader with pieces ready
+    /// (each listed once until its `take()` finds none), or `undefined` once
+    /// there is none (the next reader ready calls the pump again).
+    #[napi]
+    pub fn next_ready(env: Env) -> Result<sys::napi_value> {
+        let env = env.raw();
+        guarded("StdioThreadReader.nextReady()", || {
+            Ok(stdio_hub::next_ready(env))
+        })
+    }
+
+    /// `StdioThreadReader.pool()`: `{ threads, max, readers }`: threads the
+    /// pool started so far, the most it starts, readers alive in the process.
+    #[napi]
+    pub fn pool() -> PoolInfo {
+        let pool = stdio_thread::Pool::get();
+        PoolInfo {
+            threads: pool.threads() as u32,
+            max: pool.max() as u32,
+            readers: stdio_thread::live_readers() as u32,
+        }
+    }
+
+    /// `StdioThreadReader.backlogAll()`: bytes pushed and not yet taken, of
+    /// every reader in the process (what `lib/stdio/hub.cjs` bounds overall).
+    #[napi]
+    pub fn backlog_all() -> f64 {
+        stdio_thread::total_backlog() as f64
+    }
+
+    /// Queues `chunk` (a Buffer or Uint8Array; copied) for the pool and
+    /// returns `undefined`; or, when nothing of this reader is queued and
+    /// the chunk is small (or the reader is stopped), frames it here and
     /// returns its `out` (`undefined` when it completes no line).
     #[napi]
     pub fn push(&self, env: Env, chunk: Unknown) -> Result<sys::napi_value> {
@@ -218,8 +175,8 @@ impl StdioThreadReader {
         })
     }
 
-    /// The next piece's `out`, or `undefined` (and the next threadsafe call
-    /// re-armed) when none is ready.
+    /// The next piece's `out`, or `undefined` (and the reader listed again
+    /// with the next piece) when none is ready.
     #[napi]
     pub fn take(&self, env: Env) -> Result<sys::napi_value> {
         let env = env.raw();
@@ -231,8 +188,8 @@ impl StdioThreadReader {
         })
     }
 
-    /// Blocks until the worker has framed every chunk pushed; their pieces
-    /// are then ready for `take()`.
+    /// Frames, here, every chunk pushed and not yet framed; their pieces are
+    /// then ready for `take()`.
     #[napi]
     pub fn drain(&self) -> Result<()> {
         guarded("StdioThreadReader.drain()", || {
@@ -240,8 +197,8 @@ impl StdioThreadReader {
         })
     }
 
-    /// Drops an incomplete line, after the worker framed what it had (the
-    /// SDK's `ReadBuffer.clear()`).
+    /// Drops an incomplete line, after framing what was queued (the SDK's
+    /// `ReadBuffer.clear()`).
     #[napi]
     pub fn clear(&self) -> Result<()> {
         guarded("StdioThreadReader.clear()", || {
@@ -250,7 +207,7 @@ impl StdioThreadReader {
         })
     }
 
-    /// Bytes of an incomplete line held (after the worker framed what it had).
+    /// Bytes of an incomplete line held (after framing what was queued).
     #[napi]
     pub fn buffered(&self) -> Result<f64> {
         guarded("StdioThreadReader.buffered()", || {
@@ -259,29 +216,28 @@ impl StdioThreadReader {
     }
 
     /// Bytes pushed and not yet taken (chunks not yet framed, message text
-    /// of pieces not yet taken): what `lib/stdio-thread.cjs` pauses the
-    /// stream on.
+    /// of pieces not yet taken): what `lib/stdio/thread-read-buffer.cjs`
+    /// pauses the stream on.
     #[napi]
     pub fn backlog(&self) -> f64 {
         self.reader.backlog() as f64
     }
 
-    /// Asks for a wake-up (`onready`) once the backlog is at most `bytes`
+    /// Asks to be listed (`onready`) once the backlog is at most `bytes`
     /// (JavaScript paused its stream), now if it already is.
     #[napi]
     pub fn wake_below(&self, bytes: f64) {
         self.reader.wake_below(bytes.max(0.0) as usize);
     }
 
-    /// Whether the worker still runs.
+    /// Whether the reader still frames off the main thread (not stopped).
     #[napi]
     pub fn running(&self) -> bool {
         self.reader.running()
     }
 
-    /// Frames what is queued, then stops and joins the worker and releases
-    /// the threadsafe function. Idempotent; later chunks are framed on the
-    /// calling thread.
+    /// Frames what is queued, then stops (no more listings). Idempotent;
+    /// later chunks are framed on the calling thread.
     #[napi]
     pub fn stop(&self) -> Result<()> {
         guarded("StdioThreadReader.stop()", || {
@@ -289,6 +245,14 @@ impl StdioThreadReader {
             Ok(())
         })
     }
+}
+
+/// `StdioThreadReader.pool()`.
+#[napi(object)]
+pub struct PoolInfo {
+    pub threads: u32,
+    pub max: u32,
+    pub readers: u32,
 }
 
 /// A piece's text of at least this many units is handed to V8 as an
