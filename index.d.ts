@@ -135,9 +135,10 @@ export interface InstallOptions extends ProgressOptions {
 }
 
 /**
- * The off-main-thread stdio reader: a worker thread per transport frames,
- * validates and classifies the chunks; the main thread takes one bounded
- * piece per event-loop turn. Same messages, errors, order and closes as the
+ * The off-main-thread stdio reader: one pool of threads, shared by every
+ * transport, frames, validates and classifies the chunks; the main thread
+ * takes bounded pieces, one per ready transport in turn, within one budget
+ * per event-loop turn. Same messages, errors, order and closes as the
  * main-thread reader.
  */
 export interface StdioOffThreadOptions {
@@ -145,7 +146,7 @@ export interface StdioOffThreadOptions {
   maxBatchBytes?: number;
   /** Lines handed over per turn at most (default 512). */
   maxBatchMessages?: number;
-  /** A chunk of at most this many bytes is framed on the main thread when the worker is idle (default 16384; 0: never). */
+  /** A chunk of at most this many bytes is framed on the main thread when nothing of the transport is queued (default 16384; 0: never). */
   inlineMax?: number;
   /** The stream is paused while more than this many bytes wait to be delivered (default 262144). */
   highWater?: number;

@@ -3,6 +3,7 @@
 // and ping, and for tools/call writes as fast as the pipe takes them
 //   name 'logs', arguments { count }: `count` log notifications
 //                                     (workloads.mjs logNotifications), then the result;
+//   name 'prepare', arguments { count }: builds what 'logs' of that count writes, and answers;
 //   name 'big':                       one 9 MiB text result (workloads.mjs bigTextMessage).
 // The bytes are built before the reply starts and written in 64 KiB pieces
 // (stdout to a pipe is synchronous on Linux and macOS: the writes go as fast
@@ -13,8 +14,13 @@ import { bigTextMessage, logNotifications, BIG_SIZE } from './workloads.mjs';
 const PIECE = 64 * 1024;
 let bigLine;
 
+const built = new Map();
+
 function write(text) {
-  const bytes = Buffer.from(text, 'utf8');
+  writeBytes(Buffer.from(text, 'utf8'));
+}
+
+function writeBytes(bytes) {
   for (let i = 0; i < bytes.length; i += PIECE) process.stdout.write(bytes.subarray(i, Math.min(i + PIECE, bytes.length)));
 }
 
@@ -31,9 +37,16 @@ function handle(message) {
       return write(respond(message.id, {}));
     case 'tools/call': {
       const { name, arguments: args = {} } = message.params;
-      if (name === 'logs') {
+      if (name === 'logs' || name === 'prepare') {
         const count = Math.min(Number(args.count) || 0, 1_000_000);
-        return write(`${logNotifications(count).join('\n')}\n${respond(message.id, { content: [{ type: 'text', text: `${count} lines` }] })}`);
+        // Built once per count and kept ('prepare' only builds): a call
+        // after 'prepare' only writes, so that a hundred servers building
+        // their output do not take the CPUs from the client being measured
+        // (bench/servers.mjs).
+        let lines = built.get(count);
+        if (lines === undefined) built.set(count, (lines = Buffer.from(`${logNotifications(count).join('\n')}\n`, 'utf8')));
+        if (name === 'logs') writeBytes(lines);
+        return write(respond(message.id, { content: [{ type: 'text', text: `${count} lines` }] }));
       }
       if (name === 'big') {
         // The workload's own message, under this request's id.

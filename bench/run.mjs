@@ -34,6 +34,7 @@ const BENCHES = [
   ['stdio.mjs', quick ? ['--rounds=1', '--calls=200'] : ['--rounds=3']],
   ['eventloop.mjs', quick ? ['--quick'] : []],
   ['roundtrip.mjs', quick ? ['--quick'] : []],
+  ['servers.mjs', quick ? ['--quick'] : []],
   ['memory.mjs', quick ? ['--quick'] : []],
   ['startup.mjs', quick ? ['--quick'] : ['--instructions', ...(against ? ['--runs=11'] : [])]],
   ['reach.mjs', quick ? ['--quick'] : []],

@@ -19,7 +19,7 @@ export const TARGETS = {
 export const READER_VARIANTS = [
   ['patched', ' (install(): the off-thread reader, the default)'],
   ['mainthread', ', main-thread reader (offThread: false)'],
-  ['tokio', ", off-thread reader with its worker on napi-rs's tokio runtime (--features tokio-reader)"],
+  ['tokio', ", off-thread reader with its framing jobs on napi-rs's tokio runtime (--features tokio-reader)"],
 ];
 
 /**
