@@ -22,7 +22,7 @@ const { performance } = require('node:perf_hooks');
  * so a turn is a few pieces, and a timer or a ping waits at most about this
  * long behind them (bench/servers.mjs, the fairness row).
  */
-const TURN_BUDGET_MS = 4;
+const TURN_BUDGET_MS = 2;
 
 /**
  * Bytes read and not yet delivered, of every off-thread transport together

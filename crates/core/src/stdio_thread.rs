@@ -62,12 +62,15 @@ pub trait Wake: Send {
 /// The message of a framer's panic.
 pub type Failure = String;
 
-/// Buffers of framed chunks kept for the next pushes to copy into (at most
-/// this many, of at most `SPARE_BYTES` each): copying a chunk into memory
-/// already in use costs the main thread less than into fresh memory
-/// (`bench/thread-framing.mjs`, main-thread time of `append`).
-const SPARE_CHUNKS: usize = 2;
+/// Buffers of framed chunks kept for the next pushes to copy into, shared
+/// by every reader (at most this many, of at most `SPARE_BYTES` each):
+/// copying a chunk into memory already in use costs the main thread less
+/// than into fresh memory (`bench/thread-framing.mjs`, main-thread time of
+/// `append`). Shared, so that a transport that flooded once keeps none of
+/// them while idle (`bench/servers.mjs`, RSS of 100 servers).
+const SPARE_CHUNKS: usize = 8;
 const SPARE_BYTES: usize = 128 * 1024;
+static SPARE: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
 
 /// Threads of the [`Pool`], at most (fewer where the machine has fewer
 /// CPUs). Framing runs at several hundred MB/s a thread, several times what
@@ -109,8 +112,6 @@ impl Queues {
 struct Queues {
     /// Chunks pushed and not yet framed.
     input: VecDeque<Vec<u8>>,
-    /// Buffers of chunks framed, for the next pushes to copy into.
-    spare: Vec<Vec<u8>>,
     /// A [`Job`] of this reader is queued or running (at most one is).
     scheduled: bool,
     /// Bytes pushed and not yet taken by JavaScript: chunks queued or being
@@ -167,7 +168,6 @@ impl Shared {
             }),
             queues: Mutex::new(Queues {
                 input: VecDeque::new(),
-                spare: Vec::new(),
                 scheduled: false,
                 backlog: 0,
                 wake_below: None,
@@ -234,8 +234,11 @@ impl Shared {
         // Transcoding happens here, off the main thread (on a pool thread).
         let ready: Vec<Ready> = pieces.into_iter().map(Ready::from).collect();
         let mut q = lock(&self.queues);
-        if q.spare.len() < SPARE_CHUNKS && chunk.capacity() <= SPARE_BYTES {
-            q.spare.push(chunk);
+        if chunk.capacity() <= SPARE_BYTES {
+            let mut spare = lock(&SPARE);
+            if spare.len() < SPARE_CHUNKS {
+                spare.push(chunk);
+            }
         }
         let backlog =
             q.backlog.saturating_sub(pushed) + ready.iter().map(|r| r.bytes).sum::<usize>();
@@ -466,7 +469,11 @@ impl Reader {
         }
         let backlog = q.backlog + chunk.len();
         q.set_backlog(backlog);
-        let owned = match (chunk, q.spare.pop()) {
+        let spare = match chunk {
+            Cow::Borrowed(_) => lock(&SPARE).pop(),
+            Cow::Owned(_) => None,
+        };
+        let owned = match (chunk, spare) {
             (Cow::Borrowed(bytes), Some(mut buffer)) => {
                 buffer.clear();
                 buffer.extend_from_slice(bytes);
@@ -629,12 +636,8 @@ mod tests {
                 Ok(Pushed::Queued)
             ));
             reader.drain().unwrap();
-            // Every chunk framed leaves its buffer for the next push.
-            assert_eq!(
-                lock(&reader.shared.queues).spare.len(),
-                1,
-                "after chunk {k}"
-            );
+            // Every chunk framed leaves its buffer for a next push.
+            assert!(!lock(&SPARE).is_empty(), "after chunk {k}");
             while let Some(ready) = reader.take().unwrap() {
                 let all: Vec<serde_json::Value> =
                     serde_json::from_str(&pieces::text_of(&ready)).unwrap();
