@@ -6,7 +6,8 @@
 // the addon's StdioThreadReader: append(chunk) copies the chunk to it and
 // returns; a thread of the addon's one pool (shared by every transport)
 // frames, validates, classifies and transcodes, and hands back pieces in the
-// very layout StdioFramer.push returns, bounded by bytes and by count. Each piece is read by the same
+// very layout StdioFramer.push returns, bounded by bytes and by count. Each
+// piece is read by the same
 // message reader as NativeReadBuffer's (bad lines, the SDK's own parse,
 // strict, schema stripping, the hand-off to the Dispatcher), so a message or
 // an error is the same object or Error the main-thread reader gives, in the
@@ -16,9 +17,10 @@
 // has each take ONE piece in turn (_pump) and have its transport process it
 // (transport.processReadBuffer(): onmessage / onerror as the SDK does them),
 // within one budget per turn of the event loop, so that the event loop gets
-// a turn between budgets however many servers flood. A small chunk that arrives while the worker is idle with
-// nothing queued is framed at once on the main thread (the round trip of a
-// single request pays no hop); nothing can overtake it then.
+// a turn between budgets however many servers flood. A small chunk that
+// arrives while nothing of this transport is queued is framed at once on the
+// main thread (the round trip of a single request pays no hop); nothing can
+// overtake it then.
 //
 // Nothing read is lost or reordered at the edges, which stock handles
 // synchronously:

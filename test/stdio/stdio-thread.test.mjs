@@ -384,7 +384,10 @@ test('memory safety: every method of StdioThreadReader and ThreadReadBuffer with
     }
     for (const b of buffers) { try { b.flush(); b.stop(); } catch {} }
     for (const r of readers) r.stop();
-    console.log(JSON.stringify({ calls, threw, targets: targets.length }));
+    // A raw reader (no onready) with pieces listed: a turn of the hand-over later, nothing threw there.
+    globalThis.lone = new R({ inlineMax: 0 });
+    globalThis.lone.push(Buffer.from(line.repeat(100)));
+    setTimeout(() => console.log(JSON.stringify({ calls, threw, targets: targets.length })), 100);
   `;
   const r = spawnSync(process.execPath, ['--expose-gc', '-e', child], { encoding: 'utf8', timeout: 50_000 });
   assert.equal(r.signal, null, `crashed: ${r.signal} ${r.stderr.slice(-2000)}`);
