@@ -6,7 +6,8 @@
 //! over it.
 //!
 //! One pool for every reader: the threads do not grow with the number of
-//! readers ([`POOL_THREADS`] at most, started as work first needs them).
+//! readers ([`POOL_THREADS`] at most, one CPU left to the main thread:
+//! [`pool_max`]; started as work first needs them).
 //! A reader with chunks to frame is one [`Job`] in the pool's queue (never
 //! two: `scheduled`), which frames ONE chunk and goes to the back of the
 //! queue, so that a flooding stream cannot hold a thread while another's
@@ -72,13 +73,22 @@ const SPARE_CHUNKS: usize = 8;
 const SPARE_BYTES: usize = 128 * 1024;
 static SPARE: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
 
-/// Threads of the [`Pool`], at most (fewer where the machine has fewer
-/// CPUs). Framing runs at several hundred MB/s a thread, several times what
-/// the main thread can hand to the SDK (`bench/servers.mjs`), so more
-/// threads would only add idle stacks; two keep one large message (a
-/// 9 MiB result: milliseconds of framing) from holding up every other
-/// stream.
+/// Threads of the [`Pool`], at most. Framing runs at several hundred MB/s
+/// a thread, several times what the main thread can hand to the SDK
+/// (`bench/servers.mjs`), so more threads would only add idle stacks; two
+/// keep one large message (a 9 MiB result: milliseconds of framing) from
+/// holding up every other stream. The pool also leaves one CPU to the main
+/// thread ([`pool_max`]).
 pub const POOL_THREADS: usize = 2;
+
+/// The most threads the pool starts on a machine with `cpus` CPUs: one CPU
+/// is left to the JavaScript thread that takes the pieces. On a small
+/// machine, threads as many as its CPUs take turns with the main thread
+/// for them, and the main thread's waits for a CPU are event-loop stalls
+/// (`bench/servers.mjs` reports that wait beside its worst stall).
+pub fn pool_max(cpus: usize) -> usize {
+    cpus.saturating_sub(1).clamp(1, POOL_THREADS)
+}
 
 /// Readers alive (made and not yet dropped), for the idle-cost figures.
 static LIVE: AtomicUsize = AtomicUsize::new(0);
@@ -314,7 +324,7 @@ struct PoolState {
     threads: usize,
     /// Threads waiting for a job.
     waiting: usize,
-    /// The most threads: [`POOL_THREADS`], or the CPUs if fewer.
+    /// The most threads: [`pool_max`] of the machine's CPUs.
     max: usize,
 }
 
@@ -328,9 +338,7 @@ impl Pool {
                 jobs: VecDeque::new(),
                 threads: 0,
                 waiting: 0,
-                max: std::thread::available_parallelism()
-                    .map_or(1, |n| n.get())
-                    .clamp(1, POOL_THREADS),
+                max: pool_max(std::thread::available_parallelism().map_or(1, |n| n.get())),
             }),
             work: Condvar::new(),
         })
@@ -665,6 +673,17 @@ mod tests {
         all.iter()
             .map(|m| m["params"]["data"].as_str().unwrap().to_owned())
             .collect()
+    }
+
+    #[test]
+    fn the_pool_leaves_one_cpu_to_the_main_thread() {
+        assert_eq!(pool_max(0), 1);
+        assert_eq!(pool_max(1), 1);
+        assert_eq!(pool_max(2), 1);
+        assert_eq!(pool_max(3), 2);
+        assert_eq!(pool_max(64), POOL_THREADS);
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(Pool::get().max(), pool_max(cpus));
     }
 
     #[test]
