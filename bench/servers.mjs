@@ -10,13 +10,20 @@
 //     the last message handled: wall ms, the main thread's CPU time (its
 //     own user + system) and busy time (performance.eventLoopUtilization:
 //     active ms, which also counts time the OS gave the CPUs to others), the
-//     process's CPU (user + system, every thread) and the servers' own, event-loop delay p99 and max
-//     (monitorEventLoopDelay, 1 ms resolution), the process's OS threads and
-//     RSS at their peak (sampled every 50 ms; threads from /proc/self/status,
-//     Linux only), and notifications handled against expected, with the
-//     clients' onerror calls. The issue's targets, at 100 servers: threads
+//     process's CPU (user + system, every thread) and the servers' own,
+//     event-loop delay p99 and max (monitorEventLoopDelay, 1 ms
+//     resolution), the time the main thread was runnable but waited for a
+//     CPU (Linux schedstat), the process's OS threads and RSS at their peak
+//     (sampled every 50 ms; threads from /proc/self/status, Linux only), and
+//     notifications handled against expected, with the clients' onerror
+//     calls. The issue's targets, at 100 servers: threads
 //     ≤ stock + 4, p99 ≤ 20 ms, max ≤ 50 ms, main-thread CPU ≤ 0.2× stock's,
-//     nothing lost.
+//     nothing lost. Beside them, in the same rounds, two floors: the same
+//     servers and calls read by a client with no SDK (RawClient) that
+//     JSON.parses each line ('floor': the least main-thread CPU any reader
+//     pays), or only finds the lines and parses the responses ('pipe': the
+//     bare pipe; its stalls are what the machine gives any reader, the
+//     servers' own CPU and the scheduling of a hundred processes included).
 //   * fairness: one server sends --flood-count log notifications while
 //     another is pinged (client.ping()) back to back until the flood's last
 //     message is handled: ping round trip p50 and p99 (target: p99 ≤ 20 ms
@@ -29,11 +36,11 @@
 //   'prepare'), so that in the window it only writes.
 //
 //   node bench/servers.mjs [--servers=1,10,100] [--count=2000] [--flood-count=200000] [--idle=100]
-//                          [--rounds=2] [--sdk=1|2] [--variants=stock,patched,mainthread] [--json] [--quick]
+//                          [--rounds=2] [--sdk=1|2] [--variants=stock,patched,mainthread,floor,pipe] [--json] [--quick]
 //                          [--tokio-native=FILE: also variant 'tokio' (see bench/eventloop.mjs)]
 //   --quick: --servers=1,10 --count=500 --flood-count=20000 --idle=10 --rounds=1 (each still overridable)
 //   node --expose-gc bench/servers.mjs --child=flood|fairness|idle --variant=V --sdk=N [--servers=N] [--count=N]   (one JSON line)
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -51,7 +58,10 @@ const FLOOD_COUNT = Number(args['flood-count'] ?? (QUICK ? 20_000 : 200_000));
 const IDLE = Number(args.idle ?? (QUICK ? 10 : 100));
 const ROUNDS = Number(args.rounds ?? (QUICK ? 1 : 2));
 const SDK = Number(args.sdk ?? 1);
-const VARIANTS = String(args.variants ?? (args['tokio-native'] ? 'stock,patched,mainthread,tokio' : 'stock,patched,mainthread')).split(',');
+const VARIANTS = String(args.variants ?? (args['tokio-native'] ? 'stock,patched,mainthread,tokio,floor,pipe' : 'stock,patched,mainthread,floor,pipe')).split(',');
+// The floors' client has no SDK: they are measured in the flood rows only.
+const FLOORS = ['floor', 'pipe'];
+const SDK_VARIANTS = VARIANTS.filter((v) => !FLOORS.includes(v));
 const FLOOD = fileURLToPath(new URL('./flood-server.mjs', import.meta.url));
 const TIMEOUT_MS = 120_000; // a child's whole run, and any one request
 const CONNECT_CONCURRENCY = 10;
@@ -106,13 +116,93 @@ function mainThreadCpuMs() {
   return process.platform === 'linux' ? procCpuMs(`/proc/self/task/${process.pid}/stat`) : null;
 }
 
+// How flood-server.mjs's responses start (its JSON.stringify of { jsonrpc, id, result }).
+const RESPONSE_PREFIX = Buffer.from('{"jsonrpc":"2.0","id":');
+
+/**
+ * The floors (variants 'floor' and 'pipe'): a client of
+ * bench/flood-server.mjs with no SDK, which reads its stdout, finds the
+ * lines, counts the log notifications and settles its requests. 'floor'
+ * JSON.parses every line (the least any reader does with them); 'pipe'
+ * parses only the responses (the bare pipe).
+ */
+class RawClient {
+  pending = new Map();
+  nextId = 0;
+  rest = null; // the incomplete line of the last chunk
+  constructor(onLog, parseAll) {
+    this.onLog = onLog;
+    this.parseAll = parseAll;
+    this.child = spawn(process.execPath, [FLOOD], { stdio: ['pipe', 'pipe', 'inherit'] });
+    this.pid = this.child.pid;
+    this.exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.stdout.on('data', (chunk) => this.read(chunk));
+  }
+
+  read(chunk) {
+    let start = 0;
+    let nl = chunk.indexOf(10);
+    if (this.rest !== null && nl !== -1) {
+      const joined = Buffer.concat([this.rest, chunk.subarray(0, nl)]);
+      this.line(joined, 0, joined.length);
+      this.rest = null;
+      start = nl + 1;
+      nl = chunk.indexOf(10, start);
+    }
+    for (; nl !== -1; start = nl + 1, nl = chunk.indexOf(10, start)) this.line(chunk, start, nl);
+    if (start < chunk.length) this.rest = this.rest === null ? chunk.subarray(start) : Buffer.concat([this.rest, chunk.subarray(start)]);
+  }
+
+  line(bytes, start, end) {
+    const response = bytes.compare(RESPONSE_PREFIX, 0, RESPONSE_PREFIX.length, start, Math.min(end, start + RESPONSE_PREFIX.length)) === 0;
+    if (!response && !this.parseAll) return this.onLog();
+    const message = JSON.parse(bytes.toString('utf8', start, end));
+    if (message.method === 'notifications/message') return this.onLog();
+    const settle = this.pending.get(message.id);
+    this.pending.delete(message.id);
+    settle?.(message);
+  }
+
+  request(method, params) {
+    const id = ++this.nextId;
+    this.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, (m) => (m.error ? reject(new Error(m.error.message)) : resolve(m.result)));
+    });
+  }
+
+  async connect() {
+    await this.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'floor', version: '1.0.0' } });
+    this.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  }
+
+  async close() {
+    this.child.stdin.end();
+    await this.exited;
+  }
+}
+
+/**
+ * Ms this process's main thread has waited for a CPU while runnable (the
+ * kernel's schedstat: run, wait, timeslices); null off Linux.
+ */
+function mainThreadWaitMs() {
+  if (process.platform !== 'linux') return null;
+  try {
+    return Number(fs.readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[1]) / 1e6;
+  } catch {
+    return null;
+  }
+}
+
 /** Sorted samples' percentile. */
 const at = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 async function child() {
-  const checkReadBuffer = await installVariant(args.variant, ROOT);
+  const floor = FLOORS.includes(args.variant);
+  const checkReadBuffer = floor ? () => {} : await installVariant(args.variant, ROOT);
   const { loadSdk, callTool, onLogMessage } = require('../test/support/sdk.cjs');
-  const sdk = await loadSdk(SDK, 'esm');
+  const sdk = floor ? undefined : await loadSdk(SDK, 'esm');
   const live = new Set(); // transports whose server may still run
   const killAll = () => {
     for (const transport of live) {
@@ -138,6 +228,13 @@ async function child() {
     async function worker() {
       while (next < n) {
         const i = next++;
+        if (floor) {
+          const client = new RawClient(() => logs++, args.variant === 'floor');
+          live.add(client);
+          await client.connect();
+          clients[i] = { client, transport: client };
+          continue;
+        }
         const client = new sdk.Client({ name: `bench-${i}`, version: '1.0.0' });
         onLogMessage(sdk, client, () => {
           logs++;
@@ -161,8 +258,10 @@ async function child() {
       }),
     );
   }
-  const callLogs = (client, count) => callTool(sdk, client, { name: 'logs', arguments: { count } }, { timeout: TIMEOUT_MS });
-  const callPrepare = (client, count) => callTool(sdk, client, { name: 'prepare', arguments: { count } }, { timeout: TIMEOUT_MS });
+  const call = (client, name, count) =>
+    floor ? client.request('tools/call', { name, arguments: { count } }) : callTool(sdk, client, { name, arguments: { count } }, { timeout: TIMEOUT_MS });
+  const callLogs = (client, count) => call(client, 'logs', count);
+  const callPrepare = (client, count) => call(client, 'prepare', count);
   /** Until `expected` notifications were handled, or GRACE_MS passed. */
   async function handled(expected) {
     const until = performance.now() + GRACE_MS;
@@ -194,6 +293,7 @@ async function child() {
     const elu0 = performance.eventLoopUtilization();
     const cpu0 = process.cpuUsage();
     const main0 = mainThreadCpuMs();
+    const wait0 = mainThreadWaitMs();
     const serversCpu = () => clients.reduce((sum, { transport }) => sum + (procCpuMs(`/proc/${transport.pid}/stat`) ?? 0), 0);
     const servers0 = serversCpu();
     const t0 = performance.now();
@@ -203,6 +303,7 @@ async function child() {
     const busyMs = performance.eventLoopUtilization(elu0).active;
     const cpu = process.cpuUsage(cpu0);
     const main1 = mainThreadCpuMs();
+    const wait1 = mainThreadWaitMs();
     const serversCpuMs = serversCpu() - servers0;
     const peak = stop();
     // The histogram records a turn's delay when its timer fires next (see bench/eventloop.mjs).
@@ -210,7 +311,7 @@ async function child() {
     h.disable();
     const delivered = logs;
     await closeAll(clients);
-    return { ms, busyMs, mainCpuMs: main0 === null || main1 === null ? null : main1 - main0, serversCpuMs, cpuMs: (cpu.user + cpu.system) / 1000, p99Ms: h.percentile(99) / 1e6, maxMs: h.max / 1e6, ...peak, rssBeforeMB, delivered, expected: n * count, errors, connectMs };
+    return { ms, busyMs, mainCpuMs: main0 === null || main1 === null ? null : main1 - main0, waitMs: wait0 === null || wait1 === null ? null : wait1 - wait0, serversCpuMs, cpuMs: (cpu.user + cpu.system) / 1000, p99Ms: h.percentile(99) / 1e6, maxMs: h.max / 1e6, ...peak, rssBeforeMB, delivered, expected: n * count, errors, connectMs };
   }
 
   async function fairness() {
@@ -264,6 +365,7 @@ async function child() {
   }
 
   try {
+    if (floor && args.child !== 'flood') throw new Error(`the ${args.variant} variant runs the flood only`);
     const workload = { flood, fairness, idle }[args.child];
     if (!workload) throw new Error(`unknown --child=${args.child}: flood, fairness, idle`);
     console.log(JSON.stringify(await workload()));
@@ -307,15 +409,15 @@ function measureAll() {
     n,
     ...summarize(
       rotatedRuns(VARIANTS, ROUNDS, (v) => runChild(v, 'flood', [`--servers=${n}`, `--count=${COUNT}`])),
-      ['ms', 'busyMs', 'mainCpuMs', 'serversCpuMs', 'cpuMs', 'p99Ms', 'maxMs', 'threads', 'rssMB', 'rssBeforeMB', 'connectMs'],
+      ['ms', 'busyMs', 'mainCpuMs', 'waitMs', 'serversCpuMs', 'cpuMs', 'p99Ms', 'maxMs', 'threads', 'rssMB', 'rssBeforeMB', 'connectMs'],
     ),
   }));
   const fairness = summarize(
-    rotatedRuns(VARIANTS, ROUNDS, (v) => runChild(v, 'fairness', [`--flood-count=${FLOOD_COUNT}`])),
+    rotatedRuns(SDK_VARIANTS, ROUNDS, (v) => runChild(v, 'fairness', [`--flood-count=${FLOOD_COUNT}`])),
     ['pings', 'p50Ms', 'p99Ms', 'maxMs', 'ms'],
   );
   const idle = summarize(
-    rotatedRuns(VARIANTS, ROUNDS, (v) => runChild(v, 'idle', [`--servers=${IDLE}`])),
+    rotatedRuns(SDK_VARIANTS, ROUNDS, (v) => runChild(v, 'idle', [`--servers=${IDLE}`])),
     ['kbPer', 'threadsPer', 'handlesPer', 'threadsBefore', 'threadsAfter'],
   );
   return { flood, fairness, idle };
@@ -370,6 +472,9 @@ function rows({ flood, fairness, idle }) {
         unit: 'ms',
         lowerIsBetter: true,
         ...(targeted ? { target: `≤ ${TARGETS.maxMs} ms`, met: patched.maxMs <= TARGETS.maxMs } : {}),
+        ...(stock.waitMs !== null && patched.waitMs !== null
+          ? { note: `the main thread runnable but waiting for a CPU (schedstat), over the window: stock ${f(stock.waitMs)}, patched ${f(patched.waitMs)} ms` }
+          : {}),
       });
       if (stock.threads !== null && patched.threads !== null) {
         rows.push({
@@ -399,6 +504,23 @@ function rows({ flood, fairness, idle }) {
         met: patched.lost === 0,
         note: `of ${(n * COUNT).toLocaleString('en-US')} per round; onerror stock ${stock.errors}, patched ${patched.errors}`,
       });
+    }
+    // The default reader against the floors (RawClient, no SDK), same
+    // rounds: its main-thread CPU against pipe + JSON.parse, its stalls
+    // against the bare pipe's.
+    const { patched } = result;
+    const label = READER_VARIANTS.find(([v]) => v === 'patched')[1];
+    for (const [variant, baseline, keys] of [
+      ['floor', 'floor: pipe + JSON.parse, no SDK', [['mainCpuMs', 'main-thread CPU time']]],
+      ['pipe', 'the bare pipe, no SDK', [['p99Ms', 'event-loop delay p99'], ['maxMs', 'worst event-loop stall']]],
+    ]) {
+      const floor = result[variant];
+      if (!floor || !patched) continue;
+      const note = `${variant}: all read after ${f(floor.ms)} ms, main-thread CPU ${f(floor.mainCpuMs)} ms, waiting for a CPU ${f(floor.waitMs)} ms, the servers' own CPU ${f(floor.serversCpuMs)} ms, p99 ${f(floor.p99Ms)}, worst ${f(floor.maxMs)} ms, lost ${floor.lost}; load ${floor.load} / ${patched.load}`;
+      for (const [key, what] of keys) {
+        if (floor[key] === null || patched[key] === null) continue;
+        rows.push({ row: `servers: ${what}, ${servers}, same runs${label}, against ${baseline.replace(/^floor: /, '')}`, stock: floor[key], patched: patched[key], baseline, unit: 'ms', lowerIsBetter: true, note });
+      }
     }
   }
   const floodCount = FLOOD_COUNT.toLocaleString('en-US');
