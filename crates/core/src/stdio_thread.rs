@@ -611,6 +611,11 @@ mod tests {
         }
     }
 
+    /// Held by the tests that push borrowed chunks: the spare buffers are
+    /// shared by every reader in the process, so a test that counts them
+    /// must not run while another takes them.
+    static SPARE_USERS: Mutex<()> = Mutex::new(());
+
     fn note(data: &str) -> String {
         format!(
             r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"data":"{data}"}}}}"#
@@ -619,6 +624,8 @@ mod tests {
 
     #[test]
     fn chunks_copied_into_recycled_buffers_frame_as_they_came() {
+        let _spare = lock(&SPARE_USERS);
+        lock(&SPARE).clear();
         let reader = Reader::start(
             FramerOptions::for_profile(Profile::V1),
             Bounds::NONE,
@@ -644,8 +651,9 @@ mod tests {
                 Ok(Pushed::Queued)
             ));
             reader.drain().unwrap();
-            // Every chunk framed leaves its buffer for a next push.
-            assert!(!lock(&SPARE).is_empty(), "after chunk {k}");
+            // Every chunk framed leaves its buffer for the next push, which
+            // takes it.
+            assert_eq!(lock(&SPARE).len(), 1, "after chunk {k}");
             while let Some(ready) = reader.take().unwrap() {
                 let all: Vec<serde_json::Value> =
                     serde_json::from_str(&pieces::text_of(&ready)).unwrap();
@@ -688,6 +696,7 @@ mod tests {
 
     #[test]
     fn one_pool_frames_many_readers_each_in_order() {
+        let _spare = lock(&SPARE_USERS);
         const READERS: usize = 60;
         const CHUNKS: usize = 40;
         let wakes = Arc::new(AtomicUsize::new(0));
