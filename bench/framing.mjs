@@ -11,7 +11,7 @@
 //                                     of the wall clock: on a shared machine, time
 //                                     spent waiting for a core (and GC helper
 //                                     threads) is left out; what is compared is
-//                                     what issue 13 targets, main-thread time
+//                                     what the stdio readers' targets bound, main-thread time
 //   node bench/framing.mjs --json     for bench/run.mjs: the tables go to
 //                                     stderr, and stdout's last line is
 //                                     { rows: [...] } (one JSON line)
@@ -311,7 +311,7 @@ if (JSON_OUT) {
     rows.push({ row: `stdio framing, ${what}, against the 1.x ReadBuffer`, stock: r.stock1.mbps, patched: r.native.mbps, unit: 'MB/s', lowerIsBetter: false, note: floor });
     rows.push({ row: `stdio framing, ${what}, against the 2.x ReadBuffer`, stock: r.stock2.mbps, patched: r.native.mbps, unit: 'MB/s', lowerIsBetter: false, note: floor });
   }
-  // Issue 13: main-thread time against the floor, with where the time goes.
+  // The readers' target: main-thread time against the floor, with where the time goes.
   for (const [b, what] of [
     [small, `${b_count(small)} small messages`],
     [big, 'one 9 MiB mixed message'],

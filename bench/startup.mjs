@@ -15,7 +15,7 @@
 //   SDK 1.x / 2.x   a process whose first lines import the SDK client and its
 //                   stdio transport (ES modules), then exit
 //
-// Targets (issue 14): ≤ 1.05× stock for -e 0 and ≤ 1.10× for the SDK import on
+// Targets for register's start cost: ≤ 1.05× stock for -e 0 and ≤ 1.10× for the SDK import on
 // Node 22.15+, 24 and 26 (module.registerHooks()). Node 20 has only
 // module.register() and its loader thread: shown for comparison.
 //
@@ -150,7 +150,7 @@ function once(bin, argv, cwd) {
   return { ms, rssMb: Number(rssKb) / 1024, cpuMs: Number(cpuUs) / 1000 };
 }
 
-// Issue 14's targets, where register runs on module.registerHooks().
+// The start-cost targets, where register runs on module.registerHooks().
 const TARGETS = { '-e 0': 1.05, sdk: 1.1 };
 
 function measure(bin, version, app) {
@@ -221,7 +221,7 @@ function instructions(bin, argv, cwd) {
 
 /**
  * The instruction rows of one Node line with module.registerHooks() (the
- * lines issue 14's targets are for): stock, the floors and register, for
+ * lines the start-cost targets are for): stock, the floors and register, for
  * -e 0 (and the SDK imports with --instructions=all).
  */
 function measureInstructions(bin, version, app) {

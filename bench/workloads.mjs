@@ -2,7 +2,7 @@
 // frames them in-process, bench/flood-server.mjs writes them from a real
 // child, bench/eventloop.mjs parses the same message for its floor.
 
-/** Issue 13's targets, shown (met / not met) next to the rows they concern. */
+/** The stdio readers' targets, shown (met / not met) next to the rows they concern. */
 export const TARGETS = {
   /** Native reader main-thread time at most this many times plain JSON.parse of the same lines. */
   mainThreadVsParse: 1.15,

@@ -10,7 +10,7 @@
 // holds.
 //
 //   node scripts/test-node-lines.mjs              every line, the selected suites
-//   node scripts/test-node-lines.mjs test/x.test.mjs ...   other suites
+//   node scripts/test-node-lines.mjs test/<stage>/<file>.test.mjs ...   other suites
 //
 // MCP_ORDERED_DISPATCH_NODE_LINES=26.12.1 (comma-separated) or =off: see scripts/node-lines.mjs.
 import { spawn } from 'node:child_process';

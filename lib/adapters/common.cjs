@@ -1,7 +1,8 @@
 'use strict';
 // What both SDK generations share, as the stages need to know it: the
 // SDK's wording of the errors it reports, where a Protocol instance keeps
-// its handler maps, and the SDK's own notifications/progress handler (every
+// its handler maps, the methods an inbound message reaches, the `_meta` key
+// of a related task, and the SDK's own notifications/progress handler (every
 // Protocol constructor registers one that calls `this._onprogress(notification)`)
 // with what the SDK's zod parse makes of a plain progress notification before
 // that handler sees it (the progress fast path, lib/progress/tokens.cjs).
@@ -72,6 +73,25 @@ function notificationHandlersOf(protocol) {
   return protocol._notificationHandlers;
 }
 
+/** The handler of a notification whose method has none of its own (`fallbackNotificationHandler`). */
+const FALLBACK_NOTIFICATION_HANDLER = 'fallbackNotificationHandler';
+
+// ---- the Protocol methods an inbound message reaches (both generations) ----
+
+/** The method the SDK calls with each inbound message, by the message's kind. */
+const INBOUND_METHODS = Object.freeze({ response: '_onresponse', request: '_onrequest', notification: '_onnotification' });
+
+/** The method that hands a progress notification to its request's onprogress. */
+const ON_PROGRESS = '_onprogress';
+
+/** Hand a parsed progress notification to the SDK's progress logic, as the SDK's own handler does. */
+function deliverProgress(protocol, notification) {
+  return protocol._onprogress(notification);
+}
+
+/** The `_meta` key that links a message to a task. */
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+
 // ---- notifications/progress ----
 
 const PROGRESS_METHOD = 'notifications/progress';
@@ -110,6 +130,11 @@ module.exports = {
   progressHandlersOf,
   responseHandlersOf,
   notificationHandlersOf,
+  FALLBACK_NOTIFICATION_HANDLER,
+  INBOUND_METHODS,
+  ON_PROGRESS,
+  deliverProgress,
+  RELATED_TASK,
   PROGRESS_METHOD,
   isSdkProgressHandler,
   parsedProgress,

@@ -7,7 +7,7 @@
 // stock ReadBuffer (and that buffer's limit and held bytes), which generation
 // a ReadBuffer is, and where SDK releases' message schemas differ.
 
-const { sourceOf } = require('./common.cjs');
+const { sourceOf, RELATED_TASK } = require('./common.cjs');
 
 /** The SDK's STDIO_DEFAULT_MAX_BUFFER_SIZE. */
 const DEFAULT_MAX_BUFFER_SIZE = 10 * 1024 * 1024;
@@ -120,8 +120,6 @@ const CANARIES = [
   '{"jsonrpc":"2.0","id":1,"result":[]}',
   '{"jsonrpc":"2.0","method":"m","params":[]}',
 ];
-
-const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 
 function keepOnly(object, keys) {
   const out = {};

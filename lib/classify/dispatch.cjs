@@ -8,7 +8,7 @@
 
 const { takeHandoff } = require('../stdio/handoff.cjs');
 
-const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+const { RELATED_TASK, PROGRESS_METHOD } = require('../adapters/common.cjs');
 
 // Reading a property through N-API costs ~150 ns; a JIT-compiled read in
 // JavaScript ~1 ns. So `dispatch` gathers here exactly the values the Rust
@@ -91,7 +91,7 @@ function installGatheringDispatch(native) {
         eMessage = error.message;
       }
       if (typeof params === 'object' && params !== null) {
-        if (method === 'notifications/progress') {
+        if (method === PROGRESS_METHOD) {
           prKeys = 0;
           for (const key in params) {
             switch (key) {

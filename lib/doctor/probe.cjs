@@ -22,6 +22,8 @@ const { PassThrough } = require('node:stream');
 const { pathToFileURL } = require('node:url');
 const { resolveExport } = require('../discover/discover.cjs');
 const { rawServerCommand, UNKNOWN_PROGRESS_TOKEN } = require('../testing/index.cjs');
+const { lineSplitter } = require('../testing/lines.cjs');
+const { PROGRESS_METHOD } = require('../adapters/common.cjs');
 
 const MODES = ['all-in-one', 'last-with-response'];
 
@@ -109,16 +111,11 @@ async function clientRun(copy, entry, tally, { pairs, progress }) {
 
 /** A raw MCP client on the other end of a Server's stdio streams. */
 function rawPeer(toServer, fromServer) {
-  let buffer = '';
+  const linesOf = lineSplitter();
   const waiting = [];
   const queue = [];
-  fromServer.setEncoding('utf8');
   fromServer.on('data', (chunk) => {
-    buffer += chunk;
-    let newline;
-    while ((newline = buffer.indexOf('\n')) !== -1) {
-      const text = buffer.slice(0, newline);
-      buffer = buffer.slice(newline + 1);
+    for (const text of linesOf(chunk)) {
       if (text.trim() === '') continue;
       const message = JSON.parse(text);
       const i = waiting.findIndex((w) => w.match(message));
@@ -169,7 +166,7 @@ async function serverRun(copy, entry, tally, { pairs, progress }) {
         const token = request.params?._meta?.progressToken;
         const notes = [];
         for (let step = 1; step <= progress; step++) {
-          notes.push({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: step, total: progress } });
+          notes.push({ jsonrpc: '2.0', method: PROGRESS_METHOD, params: { progressToken: token, progress: step, total: progress } });
         }
         const response = { jsonrpc: '2.0', id: request.id, result: {} };
         if (mode === 'all-in-one') {

@@ -13,10 +13,11 @@
 // "unknown token" error.
 
 const native = require('../native/addon.cjs');
-// Where the SDK keeps its handler maps, and its own progress handler, the adapter says.
+// Where the SDK keeps its handler maps, its own progress handler and its
+// progress logic, the adapter says.
 const {
   notificationHandlerError, progressHandlersOf, responseHandlersOf, notificationHandlersOf,
-  PROGRESS_METHOD, isSdkProgressHandler, parsedProgress,
+  PROGRESS_METHOD, isSdkProgressHandler, parsedProgress, deliverProgress,
 } = require('../adapters/common.cjs');
 
 // Per-instance state of a patched Client/Server, under a registry symbol so
@@ -194,7 +195,7 @@ function tryPlainProgress(protocol, handler, notification, report = reportHandle
   if (state === undefined || state.plainProgress !== notification || handler !== state.sdkProgressHandler) return false;
   state.fastProgress++;
   try {
-    protocol._onprogress(parsedProgress(notification));
+    deliverProgress(protocol, parsedProgress(notification));
   } catch (error) {
     report(protocol, error);
   }

@@ -37,6 +37,9 @@
 // Usage: node lib/testing/raw-server.cjs --mode=all-in-one --progress=5
 //    or: npx mcp-ordered-dispatch raw-server --mode=all-in-one --progress=5
 
+const { lineSplitter } = require('./lines.cjs');
+const { PROGRESS_METHOD } = require('../adapters/common.cjs');
+
 const MODES = Object.freeze([
   'separate',
   'last-with-response',
@@ -74,7 +77,7 @@ const line = (message) => JSON.stringify(message) + '\n';
 function progressNotification(progressToken, progress, total, message) {
   return {
     jsonrpc: '2.0',
-    method: 'notifications/progress',
+    method: PROGRESS_METHOD,
     params: { progressToken, progress, total, message },
   };
 }
@@ -276,13 +279,9 @@ function startRawServer(options = {}) {
     // and other responses are ignored.
   }
 
-  let buffer = '';
+  const linesOf = lineSplitter();
   const onData = (chunk) => {
-    buffer += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
-    let newline;
-    while ((newline = buffer.indexOf('\n')) !== -1) {
-      const text = buffer.slice(0, newline).replace(/\r$/, '');
-      buffer = buffer.slice(newline + 1);
+    for (const text of linesOf(chunk)) {
       if (text.trim() === '') continue;
       let message;
       try {

@@ -18,13 +18,14 @@
 const path = require('node:path');
 const { loadCassette, timeline, pathOf } = require('./cassette.cjs');
 const { parseMode, planWrites, rngFor } = require('./coalesce.cjs');
+const { lineSplitter } = require('./lines.cjs');
+const { PROGRESS_METHOD } = require('../adapters/common.cjs');
 
 const REPLAY_SERVER_PATH = __filename;
 /** The JSON-RPC error code of the answer to a request the cassette has no match for. */
 const NO_RECORDED_MATCH = -32001;
 const ANSWER_TIMEOUT_MS = 10_000;
 const GAP_PREFIX = 'mcp-ordered-dispatch-replay-gap-';
-const PROGRESS = 'notifications/progress';
 
 const keyOf = (id) => JSON.stringify(id);
 const tokenOf = (message) => message?.params?._meta?.progressToken;
@@ -76,7 +77,7 @@ function buildScript(cassette) {
         answer.responded = true;
         continue;
       }
-    } else if (line.kind === 'notification' && message.method === PROGRESS) {
+    } else if (line.kind === 'notification' && message.method === PROGRESS_METHOD) {
       const answer = byToken.get(keyOf(message.params?.progressToken));
       if (answer) {
         answer.lines.push(line);
@@ -113,7 +114,7 @@ function rewrite(answer, live) {
       out.push({ ...line, bytes: Buffer.from(JSON.stringify({ ...message, id: live.id }) + '\n') });
       continue;
     }
-    if (live && line.kind === 'notification' && message.method === PROGRESS && answer.token !== undefined && message.params?.progressToken === answer.token) {
+    if (live && line.kind === 'notification' && message.method === PROGRESS_METHOD && answer.token !== undefined && message.params?.progressToken === answer.token) {
       // The live request asked for no progress: the server would have sent none.
       if (liveToken === undefined || liveToken === null) continue;
       if (liveToken !== answer.token) {
@@ -328,7 +329,7 @@ function replayTransport(cassette, options = {}) {
   const checked = checkOptions(options, 'replayTransport');
   const loaded = loadCassette(cassette);
   let session;
-  let pending = Buffer.alloc(0);
+  const linesOf = lineSplitter();
   let closed = false;
   const transport = {
     onmessage: undefined,
@@ -338,11 +339,8 @@ function replayTransport(cassette, options = {}) {
       if (session) throw new Error('replayTransport: already started');
       session = new ReplaySession(loaded, { ...checked, gap: typeof checked.gap === 'number' ? checked.gap : 'immediate' }, {
         write(bytes) {
-          pending = pending.length === 0 ? bytes : Buffer.concat([pending, bytes]);
-          let newline;
-          while (!closed && (newline = pending.indexOf(0x0a)) !== -1) {
-            const text = pending.subarray(0, newline).toString('utf8').replace(/\r$/, '');
-            pending = pending.subarray(newline + 1);
+          for (const text of linesOf(bytes)) {
+            if (closed) break;
             let message;
             try {
               message = JSON.parse(text);
@@ -411,13 +409,9 @@ function serveStdio(cassette, options = {}) {
     error: (error) => stderr.write(`mcp-ordered-dispatch replay: ${error?.stack ?? error}\n`),
     warn: (text) => stderr.write(`mcp-ordered-dispatch replay: ${text}\n`),
   });
-  let buffer = Buffer.alloc(0);
+  const linesOf = lineSplitter();
   const onData = (chunk) => {
-    buffer = Buffer.concat([buffer, typeof chunk === 'string' ? Buffer.from(chunk) : chunk]);
-    let newline;
-    while ((newline = buffer.indexOf(0x0a)) !== -1) {
-      const text = buffer.subarray(0, newline).toString('utf8').replace(/\r$/, '');
-      buffer = buffer.subarray(newline + 1);
+    for (const text of linesOf(chunk)) {
       if (text.trim() === '') continue;
       let message;
       try {

@@ -22,20 +22,16 @@
 // handlers in place, and passes every call through.
 
 const { AssertionError } = require('node:assert');
+const { kindOf } = require('./cassette.cjs');
+// Where the SDK keeps its handlers and which methods an inbound message reaches, the adapter says.
+const {
+  notificationHandlersOf, progressHandlersOf, FALLBACK_NOTIFICATION_HANDLER, INBOUND_METHODS, ON_PROGRESS, PROGRESS_METHOD,
+} = require('../adapters/common.cjs');
 
 const kTap = Symbol.for('mcp-ordered-dispatch.wire-tap');
 const MapSet = Map.prototype.set;
 const MapGet = Map.prototype.get;
 const MapHas = Map.prototype.has;
-const PROGRESS = 'notifications/progress';
-
-function kindOf(message) {
-  if (message === null || typeof message !== 'object' || Array.isArray(message)) return 'invalid';
-  const hasId = message.id !== undefined && message.id !== null;
-  if (typeof message.method === 'string') return hasId ? 'request' : 'notification';
-  if (hasId && ('result' in message || 'error' in message)) return 'response';
-  return 'invalid';
-}
 
 function describeEntry(entry) {
   if (!entry) return '?';
@@ -56,8 +52,9 @@ function describeEntry(entry) {
 
 /** The Protocol instance behind a Client, Server or McpServer (which wraps a Server). */
 function protocolOf(target) {
-  if (target && typeof target._onresponse === 'function') return target;
-  if (target && target.server && typeof target.server._onresponse === 'function') return target.server;
+  const onresponse = INBOUND_METHODS.response;
+  if (target && typeof target[onresponse] === 'function') return target;
+  if (target && target.server && typeof target.server[onresponse] === 'function') return target.server;
   throw new TypeError('tapWire: expected an MCP SDK Client, Server or McpServer (1.x or 2.x)');
 }
 
@@ -65,351 +62,358 @@ function defineOwn(object, name, value) {
   Object.defineProperty(object, name, { value, writable: true, configurable: true, enumerable: false });
 }
 
+function findAccessor(object, name) {
+  while (object) {
+    const descriptor = Object.getOwnPropertyDescriptor(object, name);
+    if (descriptor) return descriptor.get || descriptor.set ? descriptor : undefined;
+    object = Object.getPrototypeOf(object);
+  }
+  return undefined;
+}
+
+/** What one tap holds: what it recorded, and how to undo what it changed. */
+function newTapState(protocol) {
+  return {
+    protocol,
+    active: true,
+    inbound: [],
+    callbacks: [],
+    outbound: [],
+    entryOf: new WeakMap(), // inbound message object -> inbound entry
+    tokenToRequest: new Map(), // String(progressToken) -> outbound request id
+    restorers: [],
+    tappedTransports: new WeakSet(),
+    delivering: [], // messages whose tapped onmessage is on the stack
+    originals: new WeakMap(), // notification handler wrapper -> handler
+  };
+}
+
 /**
- * @param {object} target a Client, Server or McpServer, connected or not yet
- * @returns {WireTap}
+ * Put an own method in front of `name` (the instance's own, or its class's,
+ * patched or not), undone on untap: `wrapper(next, ...args)` runs with the
+ * instance as `this` and `next` the method it stands in front of.
  */
-function tapWire(target) {
-  const protocol = protocolOf(target);
-  if (protocol[kTap]) throw new Error('tapWire: this Client/Server is already tapped');
+function interpose(state, name, wrapper) {
+  const { protocol } = state;
+  const hadOwn = Object.prototype.hasOwnProperty.call(protocol, name);
+  const previous = protocol[name];
+  defineOwn(protocol, name, function (first, ...rest) {
+    const next = hadOwn ? previous : Reflect.get(Object.getPrototypeOf(this), name, this);
+    return wrapper.call(this, next, first, ...rest);
+  });
+  state.restorers.push(() => {
+    if (hadOwn) defineOwn(protocol, name, previous);
+    else delete protocol[name];
+  });
+}
 
-  const inbound = [];
-  const callbacks = [];
-  const outbound = [];
-  const entryOf = new WeakMap(); // inbound message object -> inbound entry
-  const tokenToRequest = new Map(); // String(progressToken) -> outbound request id
-  const restorers = [];
-  let active = true;
-  const tappedTransports = new WeakSet();
+// ---- inbound: wrap whatever the SDK (or the patch) installs as transport.onmessage
 
-  // ---- inbound: wrap whatever the SDK (or the patch) installs as transport.onmessage
+function recordInbound(state, message) {
+  const kind = kindOf(message);
+  const entry = { seq: state.inbound.length + 1, kind, message };
+  if (kind === 'request' || kind === 'notification') entry.method = message.method;
+  if (kind === 'request' || kind === 'response') entry.id = message.id;
+  if (entry.method === PROGRESS_METHOD) entry.progressToken = message.params?.progressToken;
+  entry.callbackRan = false;
+  state.inbound.push(entry);
+  if (message !== null && typeof message === 'object') state.entryOf.set(message, entry);
+  return entry;
+}
 
-  function recordInbound(message) {
-    const kind = kindOf(message);
-    const entry = { seq: inbound.length + 1, kind, message };
-    if (kind === 'request' || kind === 'notification') entry.method = message.method;
-    if (kind === 'request' || kind === 'response') entry.id = message.id;
-    if (entry.method === PROGRESS) entry.progressToken = message.params?.progressToken;
-    entry.callbackRan = false;
-    inbound.push(entry);
-    if (message !== null && typeof message === 'object') entryOf.set(message, entry);
-    return entry;
+function recordOutbound(state, message) {
+  state.outbound.push(message);
+  const token = message?.params?._meta?.progressToken;
+  if (kindOf(message) === 'request' && token !== undefined && token !== null) {
+    state.tokenToRequest.set(String(token), message.id);
   }
+}
 
-  const delivering = []; // messages whose tapped onmessage is on the stack
-  function wrapOnmessage(raw) {
-    if (typeof raw !== 'function') return raw;
-    return function tappedOnMessage(message, extra) {
-      if (!active || delivering.includes(message)) return raw.call(this, message, extra);
-      recordInbound(message);
-      delivering.push(message);
-      try {
-        return raw.call(this, message, extra);
-      } finally {
-        delivering.pop();
-      }
-    };
+function wrapOnmessage(state, raw) {
+  if (typeof raw !== 'function') return raw;
+  const { delivering } = state;
+  return function tappedOnMessage(message, extra) {
+    if (!state.active || delivering.includes(message)) return raw.call(this, message, extra);
+    recordInbound(state, message);
+    delivering.push(message);
+    try {
+      return raw.call(this, message, extra);
+    } finally {
+      delivering.pop();
+    }
+  };
+}
+
+function tapTransport(state, transport) {
+  if (!transport || (typeof transport !== 'object' && typeof transport !== 'function')) return;
+  if (state.tappedTransports.has(transport)) return;
+  const own = Object.getOwnPropertyDescriptor(transport, 'onmessage');
+  if (own && !own.configurable) throw new Error('tapWire: transport.onmessage is not configurable');
+  state.tappedTransports.add(transport);
+  // A setter inherited from the transport's prototype (if any) still gets the value.
+  const inherited = own ? undefined : findAccessor(Object.getPrototypeOf(transport), 'onmessage');
+  let raw = own ? (own.get ? own.get.call(transport) : own.value) : transport.onmessage;
+  let wrapped = wrapOnmessage(state, raw);
+  if (inherited?.set && wrapped !== raw) inherited.set.call(transport, wrapped);
+  Object.defineProperty(transport, 'onmessage', {
+    configurable: true,
+    enumerable: true,
+    // The SDK's connect chains the previous onmessage into its own: a
+    // chained call with the message being recorded does not record again.
+    get() {
+      return state.active ? wrapped : raw;
+    },
+    set(value) {
+      raw = value;
+      wrapped = wrapOnmessage(state, value);
+      if (inherited?.set) inherited.set.call(transport, wrapped);
+    },
+  });
+  const originalSend = Object.prototype.hasOwnProperty.call(transport, 'send') ? transport.send : undefined;
+  const send = transport.send;
+  if (typeof send === 'function') {
+    defineOwn(transport, 'send', function tappedSend(message, ...rest) {
+      if (state.active) recordOutbound(state, message);
+      return send.call(this, message, ...rest);
+    });
   }
-
-  function tapTransport(transport) {
-    if (!transport || (typeof transport !== 'object' && typeof transport !== 'function')) return;
-    if (tappedTransports.has(transport)) return;
-    const own = Object.getOwnPropertyDescriptor(transport, 'onmessage');
-    if (own && !own.configurable) throw new Error('tapWire: transport.onmessage is not configurable');
-    tappedTransports.add(transport);
-    // A setter inherited from the transport's prototype (if any) still gets the value.
-    const inherited = own ? undefined : findAccessor(Object.getPrototypeOf(transport), 'onmessage');
-    let raw = own ? (own.get ? own.get.call(transport) : own.value) : transport.onmessage;
-    let wrapped = wrapOnmessage(raw);
-    if (inherited?.set && wrapped !== raw) inherited.set.call(transport, wrapped);
+  state.restorers.push(() => {
     Object.defineProperty(transport, 'onmessage', {
+      value: raw,
+      writable: true,
       configurable: true,
       enumerable: true,
-      // The SDK's connect chains the previous onmessage into its own: a
-      // chained call with the message being recorded does not record again.
-      get() {
-        return active ? wrapped : raw;
-      },
-      set(value) {
-        raw = value;
-        wrapped = wrapOnmessage(value);
-        if (inherited?.set) inherited.set.call(transport, wrapped);
-      },
     });
-    const originalSend = Object.prototype.hasOwnProperty.call(transport, 'send') ? transport.send : undefined;
-    const send = transport.send;
-    if (typeof send === 'function') {
-      defineOwn(transport, 'send', function tappedSend(message, ...rest) {
-        if (active) recordOutbound(message);
-        return send.call(this, message, ...rest);
-      });
+    if (!own && inherited) {
+      delete transport.onmessage;
+      if (inherited.set) inherited.set.call(transport, raw);
     }
-    restorers.push(() => {
-      Object.defineProperty(transport, 'onmessage', {
-        value: raw,
-        writable: true,
-        configurable: true,
-        enumerable: true,
-      });
-      if (!own && inherited) {
-        delete transport.onmessage;
-        if (inherited.set) inherited.set.call(transport, raw);
-      }
-      if (originalSend !== undefined) defineOwn(transport, 'send', originalSend);
-      else delete transport.send;
-    });
-  }
+    if (originalSend !== undefined) defineOwn(transport, 'send', originalSend);
+    else delete transport.send;
+  });
+}
 
-  function recordOutbound(message) {
-    outbound.push(message);
-    const token = message?.params?._meta?.progressToken;
-    if (kindOf(message) === 'request' && token !== undefined && token !== null) {
-      tokenToRequest.set(String(token), message.id);
-    }
-  }
+// ---- callbacks
 
-  // ---- callbacks
-
-  function entryFor(message, kind, method) {
-    const direct = message !== null && typeof message === 'object' ? entryOf.get(message) : undefined;
-    if (direct && !direct.callbackRan) return direct;
-    // The SDK may hand a callback a copy (a zod parse, 2.x's _meta lift): the
-    // oldest message of that kind and method (and id, or progress token and
-    // value) still waiting for its callback.
-    const pending = inbound.filter(
-      (e) => !e.callbackRan && e.kind === kind && (method === undefined || e.method === method) &&
-        (kind !== 'response' || e.id === message?.id),
+function entryFor(state, message, kind, method) {
+  const direct = message !== null && typeof message === 'object' ? state.entryOf.get(message) : undefined;
+  if (direct && !direct.callbackRan) return direct;
+  // The SDK may hand a callback a copy (a zod parse, 2.x's _meta lift): the
+  // oldest message of that kind and method (and id, or progress token and
+  // value) still waiting for its callback.
+  const pending = state.inbound.filter(
+    (e) => !e.callbackRan && e.kind === kind && (method === undefined || e.method === method) &&
+      (kind !== 'response' || e.id === message?.id),
+  );
+  const params = message?.params;
+  if (kind === 'notification' && params && params.progressToken !== undefined) {
+    const same = pending.find(
+      (e) => String(e.progressToken) === String(params.progressToken) && e.message?.params?.progress === params.progress,
     );
-    const params = message?.params;
-    if (kind === 'notification' && params && params.progressToken !== undefined) {
-      const same = pending.find(
-        (e) => String(e.progressToken) === String(params.progressToken) && e.message?.params?.progress === params.progress,
-      );
-      if (same) return same;
-    }
-    return pending[0];
+    if (same) return same;
   }
+  return pending[0];
+}
 
-  function recordCallback(message, kind, method = kind === 'notification' ? message?.method : undefined) {
-    const entry = entryFor(message, kind, method);
-    if (!entry) return null;
-    entry.callbackRan = true;
-    const record = { seq: entry.seq, kind: entry.kind };
-    if (entry.method !== undefined) record.method = entry.method;
-    if (entry.id !== undefined) record.id = entry.id;
-    if (entry.progressToken !== undefined) {
-      record.progressToken = entry.progressToken;
-      record.progress = 'lost';
-    }
-    callbacks.push(record);
-    return record;
+function recordCallback(state, message, kind, method = kind === 'notification' ? message?.method : undefined) {
+  const entry = entryFor(state, message, kind, method);
+  if (!entry) return null;
+  entry.callbackRan = true;
+  const record = { seq: entry.seq, kind: entry.kind };
+  if (entry.method !== undefined) record.method = entry.method;
+  if (entry.id !== undefined) record.id = entry.id;
+  if (entry.progressToken !== undefined) {
+    record.progressToken = entry.progressToken;
+    record.progress = 'lost';
   }
+  state.callbacks.push(record);
+  return record;
+}
 
-  // Notification handlers are wrapped where they sit in _notificationHandlers,
-  // lazily: right before the SDK looks one up (in _onnotification, below), so
-  // handlers registered at any time are covered without touching Map#set.
-  // Progress notifications are the exception: every path to a request's
-  // onprogress (the SDK's own handler, and the patch's fast path, which only
-  // runs while that handler is the SDK's unwrapped one) goes through
-  // _onprogress, which is tapped instead (below).
-  const originals = new WeakMap(); // wrapper -> handler
-  function wrapNotificationHandler(handler) {
-    if (typeof handler !== 'function' || originals.has(handler)) return handler;
-    const wrapped = function tappedNotificationHandler(notification, ...rest) {
-      if (active) recordCallback(notification, 'notification');
-      return handler.call(this, notification, ...rest);
-    };
-    originals.set(wrapped, handler);
-    return wrapped;
+// Notification handlers are wrapped where they sit in the SDK's handler map,
+// lazily: right before the SDK looks one up (in _onnotification, below), so
+// handlers registered at any time are covered without touching Map#set.
+// Progress notifications are the exception: every path to a request's
+// onprogress (the SDK's own handler, and the patch's fast path, which only
+// runs while that handler is the SDK's unwrapped one) goes through
+// _onprogress, which is tapped instead (below).
+function wrapNotificationHandler(state, handler) {
+  if (typeof handler !== 'function' || state.originals.has(handler)) return handler;
+  const wrapped = function tappedNotificationHandler(notification, ...rest) {
+    if (state.active) recordCallback(state, notification, 'notification');
+    return handler.call(this, notification, ...rest);
+  };
+  state.originals.set(wrapped, handler);
+  return wrapped;
+}
+
+/** Wrap the handler the SDK is about to look up for `method`; whether there is one (or a fallback). */
+function wrapHandlerFor(state, method) {
+  const { protocol } = state;
+  const map = notificationHandlersOf(protocol);
+  if (!(map instanceof Map)) return false;
+  const handler = MapGet.call(map, method);
+  if (method !== PROGRESS_METHOD && typeof handler === 'function' && !state.originals.has(handler)) {
+    MapSet.call(map, method, wrapNotificationHandler(state, handler));
   }
+  return typeof handler === 'function' || typeof protocol[FALLBACK_NOTIFICATION_HANDLER] === 'function';
+}
 
-  /** Wrap the handler the SDK is about to look up for `method`; whether there is one (or a fallback). */
-  function wrapHandlerFor(method) {
-    const map = protocol._notificationHandlers;
-    if (!(map instanceof Map)) return false;
-    const handler = MapGet.call(map, method);
-    if (method !== PROGRESS && typeof handler === 'function' && !originals.has(handler)) {
-      MapSet.call(map, method, wrapNotificationHandler(handler));
-    }
-    return typeof handler === 'function' || typeof protocol.fallbackNotificationHandler === 'function';
-  }
-
-  // While the handler of a progress notification runs, the request's
-  // onprogress (in _progressHandlers, keyed by the token as the SDK keys it)
-  // is swapped for a stand-in that notes it was called. Map.prototype is
-  // used directly, so nothing else that watches that map sees the swap.
-  function withProgressProbe(record, run) {
-    const map = protocol._progressHandlers;
-    let key;
-    let original;
-    if (map instanceof Map) {
-      for (const candidate of [Number(record.progressToken), record.progressToken]) {
-        if (MapHas.call(map, candidate)) {
-          key = candidate;
-          original = MapGet.call(map, candidate);
-          break;
-        }
+// While the handler of a progress notification runs, the request's
+// onprogress (in the SDK's progress handler map, keyed by the token as the
+// SDK keys it) is swapped for a stand-in that notes it was called.
+// Map.prototype is used directly, so nothing else that watches that map sees the swap.
+function withProgressProbe(state, record, run) {
+  const map = progressHandlersOf(state.protocol);
+  let key;
+  let original;
+  if (map instanceof Map) {
+    for (const candidate of [Number(record.progressToken), record.progressToken]) {
+      if (MapHas.call(map, candidate)) {
+        key = candidate;
+        original = MapGet.call(map, candidate);
+        break;
       }
     }
-    if (typeof original !== 'function') return run();
-    const standIn = function (...args) {
-      record.progress = 'delivered';
-      return original.apply(this, args);
-    };
-    MapSet.call(map, key, standIn);
-    try {
-      return run();
-    } finally {
-      if (MapGet.call(map, key) === standIn) MapSet.call(map, key, original);
-    }
   }
-
-  // fallbackNotificationHandler: wrap whatever is (or will be) assigned.
-  {
-    const own = Object.getOwnPropertyDescriptor(protocol, 'fallbackNotificationHandler');
-    if (!own || own.configurable) {
-      let value = protocol.fallbackNotificationHandler;
-      let wrapped = wrapNotificationHandler(value);
-      Object.defineProperty(protocol, 'fallbackNotificationHandler', {
-        configurable: true,
-        enumerable: own ? own.enumerable : true,
-        get() {
-          return active ? wrapped : value;
-        },
-        set(v) {
-          value = v;
-          wrapped = wrapNotificationHandler(v);
-        },
-      });
-      restorers.push(() => {
-        Object.defineProperty(protocol, 'fallbackNotificationHandler', {
-          value,
-          writable: true,
-          configurable: true,
-          enumerable: own ? own.enumerable : true,
-        });
-        if (!own && value === undefined) delete protocol.fallbackNotificationHandler;
-      });
-    }
+  if (typeof original !== 'function') return run();
+  const standIn = function (...args) {
+    record.progress = 'delivered';
+    return original.apply(this, args);
+  };
+  MapSet.call(map, key, standIn);
+  try {
+    return run();
+  } finally {
+    if (MapGet.call(map, key) === standIn) MapSet.call(map, key, original);
   }
+}
 
-  // _onresponse / _onrequest / _onnotification: instance methods in front of
-  // the class's (patched or not). Responses and requests count as called back
-  // here; a notification when its handler runs.
-  for (const [name, kind] of [
-    ['_onresponse', 'response'],
-    ['_onrequest', 'request'],
-    ['_onnotification', 'notification'],
-  ]) {
-    const hadOwn = Object.prototype.hasOwnProperty.call(protocol, name);
-    const previous = protocol[name];
-    defineOwn(protocol, name, function (message, ...rest) {
-      if (active && kind === 'notification') {
+/** The fallback notification handler: wrap whatever is (or will be) assigned. */
+function tapFallbackHandler(state) {
+  const { protocol } = state;
+  const name = FALLBACK_NOTIFICATION_HANDLER;
+  const own = Object.getOwnPropertyDescriptor(protocol, name);
+  if (own && !own.configurable) return;
+  let value = protocol[name];
+  let wrapped = wrapNotificationHandler(state, value);
+  Object.defineProperty(protocol, name, {
+    configurable: true,
+    enumerable: own ? own.enumerable : true,
+    get() {
+      return state.active ? wrapped : value;
+    },
+    set(v) {
+      value = v;
+      wrapped = wrapNotificationHandler(state, v);
+    },
+  });
+  state.restorers.push(() => {
+    Object.defineProperty(protocol, name, {
+      value,
+      writable: true,
+      configurable: true,
+      enumerable: own ? own.enumerable : true,
+    });
+    if (!own && value === undefined) delete protocol[name];
+  });
+}
+
+/**
+ * The methods each inbound message reaches, in front of the class's (patched
+ * or not): responses and requests count as called back there; a notification
+ * when its handler runs, a progress notification when _onprogress runs.
+ */
+function tapInboundMethods(state) {
+  for (const [kind, name] of Object.entries(INBOUND_METHODS)) {
+    interpose(state, name, function (next, message, ...rest) {
+      if (state.active && kind === 'notification') {
         // A notification with a handler is owed a callback from here on.
-        const entry = message !== null && typeof message === 'object' ? entryOf.get(message) : undefined;
-        if (wrapHandlerFor(message?.method) && entry) entry.awaitingCallback = true;
-      } else if (active) {
-        recordCallback(message, kind);
+        const entry = message !== null && typeof message === 'object' ? state.entryOf.get(message) : undefined;
+        if (wrapHandlerFor(state, message?.method) && entry) entry.awaitingCallback = true;
+      } else if (state.active) {
+        recordCallback(state, message, kind);
       }
-      const next = hadOwn ? previous : Reflect.get(Object.getPrototypeOf(this), name, this);
       return next.call(this, message, ...rest);
     });
-    restorers.push(() => {
-      if (hadOwn) defineOwn(protocol, name, previous);
-      else delete protocol[name];
-    });
   }
-
-  // _onprogress: where a progress notification reaches the request's onprogress.
-  {
-    const hadOwn = Object.prototype.hasOwnProperty.call(protocol, '_onprogress');
-    const previous = protocol._onprogress;
-    defineOwn(protocol, '_onprogress', function (notification, ...rest) {
-      const next = hadOwn ? previous : Reflect.get(Object.getPrototypeOf(this), '_onprogress', this);
-      const record = active ? recordCallback(notification, 'notification', PROGRESS) : null;
-      if (!record) return next.call(this, notification, ...rest);
-      return withProgressProbe(record, () => next.call(this, notification, ...rest));
-    });
-    restorers.push(() => {
-      if (hadOwn) defineOwn(protocol, '_onprogress', previous);
-      else delete protocol._onprogress;
-    });
-  }
-
-  // connect(): tap the transport before the SDK (or the patch) installs its routing.
-  {
-    const hadOwn = Object.prototype.hasOwnProperty.call(protocol, 'connect');
-    const previous = protocol.connect;
-    defineOwn(protocol, 'connect', function (transport, ...rest) {
-      if (active) tapTransport(transport);
-      const next = hadOwn ? previous : Reflect.get(Object.getPrototypeOf(this), 'connect', this);
-      return next.call(this, transport, ...rest);
-    });
-    restorers.push(() => {
-      if (hadOwn) defineOwn(protocol, 'connect', previous);
-      else delete protocol.connect;
-    });
-  }
-  // Already connected: tap the live transport now.
-  if (protocol.transport) tapTransport(protocol.transport);
-
-  restorers.push(() => {
-    const map = protocol._notificationHandlers;
-    if (!(map instanceof Map)) return;
-    for (const [method, handler] of map) {
-      if (originals.has(handler)) MapSet.call(map, method, originals.get(handler));
-    }
+  // Where a progress notification reaches the request's onprogress.
+  interpose(state, ON_PROGRESS, function (next, notification, ...rest) {
+    const record = state.active ? recordCallback(state, notification, 'notification', PROGRESS_METHOD) : null;
+    if (!record) return next.call(this, notification, ...rest);
+    return withProgressProbe(state, record, () => next.call(this, notification, ...rest));
   });
+}
 
-  defineOwn(protocol, kTap, true);
-  restorers.push(() => delete protocol[kTap]);
+/** connect(): tap the transport before the SDK (or the patch) installs its routing; a live one now. */
+function tapConnect(state) {
+  interpose(state, 'connect', function (next, transport, ...rest) {
+    if (state.active) tapTransport(state, transport);
+    return next.call(this, transport, ...rest);
+  });
+  if (state.protocol.transport) tapTransport(state, state.protocol.transport);
+}
 
-  // ---- checks
-
-  function violations() {
-    const problems = [];
-    let latest = null;
-    for (const record of callbacks) {
-      if (latest && record.seq < latest.seq) {
-        problems.push(
-          `out of wire order: the callback for ${describeEntry(inbound[record.seq - 1])} ran after the one for ` +
-            `${describeEntry(inbound[latest.seq - 1])}, which arrived after it`,
-        );
-      }
-      if (!latest || record.seq > latest.seq) latest = record;
-    }
-    // A notification still waiting for its handler while a later message's callback already ran.
-    for (const entry of inbound) {
-      if (!entry.awaitingCallback || entry.callbackRan) continue;
-      const later = callbacks.find((c) => c.seq > entry.seq);
-      if (later) {
-        problems.push(
-          `out of wire order: ${describeEntry(entry)} has not reached its handler yet, but the callback for ` +
-            `${describeEntry(inbound[later.seq - 1])}, which arrived after it, already ran`,
-        );
-      }
-    }
-    for (const record of callbacks) {
-      if (record.progress !== 'lost') continue;
-      const requestId = tokenToRequest.get(String(record.progressToken));
-      if (requestId === undefined) continue; // a token this side never issued
-      const response = inbound.find((e) => e.kind === 'response' && e.id === requestId);
-      if (!response || response.seq > record.seq) {
-        problems.push(
-          `progress lost: ${describeEntry(inbound[record.seq - 1])} arrived before ` +
-            (response ? `its response (${describeEntry(response)})` : 'its response') +
-            ' but its onprogress callback never ran',
-        );
-      }
-    }
-    for (const entry of inbound) {
-      if ((entry.kind === 'response' || entry.kind === 'request') && !entry.callbackRan) {
-        problems.push(`no callback ran for ${describeEntry(entry)}`);
-      }
-    }
-    return problems;
+/** On untap, the notification handlers wrapped in the SDK's map go back. */
+function restoreNotificationHandlers(state) {
+  const map = notificationHandlersOf(state.protocol);
+  if (!(map instanceof Map)) return;
+  for (const [method, handler] of map) {
+    if (state.originals.has(handler)) MapSet.call(map, method, state.originals.get(handler));
   }
+}
 
+// ---- checks
+
+function violationsOf(state) {
+  const { inbound, callbacks, tokenToRequest } = state;
+  const problems = [];
+  let latest = null;
+  for (const record of callbacks) {
+    if (latest && record.seq < latest.seq) {
+      problems.push(
+        `out of wire order: the callback for ${describeEntry(inbound[record.seq - 1])} ran after the one for ` +
+          `${describeEntry(inbound[latest.seq - 1])}, which arrived after it`,
+      );
+    }
+    if (!latest || record.seq > latest.seq) latest = record;
+  }
+  // A notification still waiting for its handler while a later message's callback already ran.
+  for (const entry of inbound) {
+    if (!entry.awaitingCallback || entry.callbackRan) continue;
+    const later = callbacks.find((c) => c.seq > entry.seq);
+    if (later) {
+      problems.push(
+        `out of wire order: ${describeEntry(entry)} has not reached its handler yet, but the callback for ` +
+          `${describeEntry(inbound[later.seq - 1])}, which arrived after it, already ran`,
+      );
+    }
+  }
+  for (const record of callbacks) {
+    if (record.progress !== 'lost') continue;
+    const requestId = tokenToRequest.get(String(record.progressToken));
+    if (requestId === undefined) continue; // a token this side never issued
+    const response = inbound.find((e) => e.kind === 'response' && e.id === requestId);
+    if (!response || response.seq > record.seq) {
+      problems.push(
+        `progress lost: ${describeEntry(inbound[record.seq - 1])} arrived before ` +
+          (response ? `its response (${describeEntry(response)})` : 'its response') +
+          ' but its onprogress callback never ran',
+      );
+    }
+  }
+  for (const entry of inbound) {
+    if ((entry.kind === 'response' || entry.kind === 'request') && !entry.callbackRan) {
+      problems.push(`no callback ran for ${describeEntry(entry)}`);
+    }
+  }
+  return problems;
+}
+
+/** The WireTap object a test holds. */
+function tapOf(state) {
+  const { inbound, callbacks, outbound } = state;
+  const violations = () => violationsOf(state);
   const tap = {
     inbound,
     callbacks,
@@ -439,21 +443,29 @@ function tapWire(target) {
     },
     /** Stop recording and restore what tapWire changed (idempotent). */
     untap() {
-      if (!active) return;
-      active = false;
-      for (const restore of restorers.reverse()) restore();
+      if (!state.active) return;
+      state.active = false;
+      for (const restore of state.restorers.reverse()) restore();
     },
   };
   return tap;
 }
 
-function findAccessor(object, name) {
-  while (object) {
-    const descriptor = Object.getOwnPropertyDescriptor(object, name);
-    if (descriptor) return descriptor.get || descriptor.set ? descriptor : undefined;
-    object = Object.getPrototypeOf(object);
-  }
-  return undefined;
+/**
+ * @param {object} target a Client, Server or McpServer, connected or not yet
+ * @returns {WireTap}
+ */
+function tapWire(target) {
+  const protocol = protocolOf(target);
+  if (protocol[kTap]) throw new Error('tapWire: this Client/Server is already tapped');
+  const state = newTapState(protocol);
+  tapFallbackHandler(state);
+  tapInboundMethods(state);
+  tapConnect(state);
+  state.restorers.push(() => restoreNotificationHandlers(state));
+  defineOwn(protocol, kTap, true);
+  state.restorers.push(() => delete protocol[kTap]);
+  return tapOf(state);
 }
 
-module.exports = { tapWire, kindOf };
+module.exports = { tapWire };

@@ -1,4 +1,4 @@
-// Hostile-JavaScript fuzz of the native layer (issue 15), bounded in time:
+// Hostile-JavaScript fuzz of the native layer, bounded in time:
 // test/native/support/memory-safety-fuzz.cjs in child processes (a crash or a hang
 // fails the test), two seeds: a fixed one, and one that changes per run
 // (printed on failure, to replay with --seed=N).

@@ -1,4 +1,4 @@
-// Memory safety of the N-API layer (issue 15): one regression per finding,
+// Memory safety of the N-API layer: one regression per finding of its audit,
 // each run in its own child process (test/native/support/memory-safety-cases.cjs)
 // with a time limit, so that a segfault, an abort or a hang fails the test
 // instead of killing the runner. Before the fixes: `detached-entries`

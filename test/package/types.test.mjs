@@ -1,4 +1,4 @@
-// TypeScript users: test/types/*.mts|*.cts use the public API and
+// TypeScript users: test/package/types/*.mts|*.cts use the public API and
 // mcp-ordered-dispatch/testing the way a user's test would (imported by the
 // package's own name, so through its `exports` map), and must compile with
 // `tsc --noEmit --strict`; testing.d.ts itself must check too. README's

@@ -1,4 +1,4 @@
-// A user onerror that throws (issue 23): the exception leaves as it does
+// A user onerror that throws: the exception leaves as it does
 // with the stock SDK: thrown out of transport.onmessage on the response path
 // and for a message that is none of request, notification, response; an
 // unhandled rejection on the notification path, after onerror was called a

@@ -1,4 +1,4 @@
-// maxTotalTimeout and the response that comes after (issue 23): a progress
+// maxTotalTimeout and the response that comes after: a progress
 // notification that crosses maxTotalTimeout rejects the call; the response
 // in the same read is dropped quietly (README, "Progress after its request
 // finished"), but one in a later read reaches onerror with the stock SDK's

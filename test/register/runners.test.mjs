@@ -1,5 +1,5 @@
 // Runner setup, for real: each test runner runs a small fixture project
-// (test/runners/<runner>/) whose one test checks for the lost-progress bug
+// (test/register/runners/<runner>/) whose one test checks for the lost-progress bug
 // against the raw server (all progress and the response in one write). It
 // passes only when the SDK is patched, and the only thing that patches it is
 // the runner's setup line:
@@ -8,7 +8,7 @@
 //   Vitest: test.setupFiles: ['mcp-ordered-dispatch/register']   (vitest.config.mjs; also
 //           under the vmThreads and vmForks pools: vitest.vmThreads.config.mjs, vitest.vmForks.config.mjs)
 //   Jest:   setupFiles: ['mcp-ordered-dispatch/register']        (jest.config.cjs; also in
-//           Jest's ESM mode, node --experimental-vm-modules: test/runners/jest-esm/)
+//           Jest's ESM mode, node --experimental-vm-modules: test/register/runners/jest-esm/)
 //
 // Where register cannot work — loaded by another module rather than as the
 // setup file itself under Jest's ESM mode or a Vitest vm pool — it says so,
@@ -30,7 +30,8 @@ const RUNNERS = path.join(ROOT, 'test', 'register', 'runners');
 const VITEST = path.join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
 const JEST = path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js');
 // Caches the runners write: Jest's in a temporary directory, Vitest's in
-// test/runners/vitest/node_modules (its cacheDir and bundled config); both removed after.
+// the node_modules folder of test/register/runners/vitest/ (its cacheDir and bundled
+// config); both removed after.
 const JEST_CACHE = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-runners-jest-'));
 after(() => {
   fs.rmSync(JEST_CACHE, { recursive: true, force: true });

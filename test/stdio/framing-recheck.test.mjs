@@ -1,4 +1,4 @@
-// The native read buffer's optimistic path (issue 13): the framer reads only
+// The native read buffer's optimistic path: the framer reads only
 // each line's envelope and hands the chunk's messages over as one JSON array
 // text; a body that is not JSON makes that JSON.parse throw, and then each
 // message is parsed on its own and a line JSON.parse refuses is rechecked by

@@ -1,4 +1,4 @@
-// Record and replay (issue 26): `mcp-ordered-dispatch record` in front of the
+// Record and replay: `mcp-ordered-dispatch record` in front of the
 // reference server @modelcontextprotocol/server-everything, replayed to the
 // real SDK (1.32.2) under every coalescing mode, stock and with register; the
 // in-process recorder and replay over InMemoryTransport and Streamable HTTP.

@@ -18,6 +18,7 @@ const testingCjs = require('mcp-ordered-dispatch/testing');
 const { rawServerCommand, startRawServer, tapWire, RAW_SERVER_PATH, RAW_SERVER_MODES, FABRICATED_TOKEN } = testingEsm;
 const { loadSdk, FLAVORS, callTool } = require('../support/sdk.cjs');
 const { SERVER_PATH } = require('../support/repro.cjs');
+const { lineSplitter } = require('../../lib/testing/lines.cjs');
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'mcp-ordered-dispatch.cjs');
 
@@ -195,15 +196,10 @@ async function tappedServerPing(sdk) {
   const toServer = new PassThrough();
   const fromServer = new PassThrough();
   const sent = [];
-  let pending = '';
+  const linesOf = lineSplitter();
   const waiters = [];
-  fromServer.setEncoding('utf8').on('data', (chunk) => {
-    pending += chunk;
-    let i;
-    while ((i = pending.indexOf('\n')) >= 0) {
-      sent.push(JSON.parse(pending.slice(0, i)));
-      pending = pending.slice(i + 1);
-    }
+  fromServer.on('data', (chunk) => {
+    for (const text of linesOf(chunk)) sent.push(JSON.parse(text));
     for (const w of waiters.splice(0)) w();
   });
   const next = async (match) => {

@@ -1,5 +1,6 @@
-//! The contract between the binding and its JavaScript side (`lib/native.cjs`,
-//! `lib/stdio.cjs`): every bit mask, slot index and code that crosses the
+//! The contract between the binding and its JavaScript side
+//! (`lib/native/addon.cjs`, which checks it, `lib/classify/dispatch.cjs`,
+//! `lib/stdio/message-reader.cjs`): every bit mask, slot index and code that crosses the
 //! N-API boundary, defined here once. The binding exports them to JavaScript
 //! as the frozen object `boundary` ([`EXPORTED`], built when the module
 //! loads), and the JavaScript reads them from there; neither side writes the
@@ -31,8 +32,8 @@ pub const PROGRESS_KEY_TOTAL: u8 = 1 << 2;
 pub const PROGRESS_KEY_MESSAGE: u8 = 1 << 3;
 
 /// The arguments of `Dispatcher.prototype._dispatchGathered`, by position:
-/// the values `lib/native.cjs` reads of a message in JavaScript (a JIT-compiled
-/// property read costs ~1 ns, one through N-API ~150 ns), so that Rust only
+/// the values `lib/classify/dispatch.cjs` reads of a message in JavaScript (a
+/// JIT-compiled property read costs ~1 ns, one through N-API ~150 ns), so that Rust only
 /// inspects them. Positional arguments are the cheapest way across (one
 /// `napi_get_cb_info`).
 pub mod slot {

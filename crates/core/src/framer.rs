@@ -43,7 +43,7 @@
 //! over it is reported as soon as it crosses the limit and the rest of it is
 //! skipped. The SDK's rule is a different one (its `ReadBuffer.append` throws
 //! when the incomplete line held plus the new chunk exceed the limit, and
-//! the transport then closes); lib/stdio.cjs applies that rule before each
+//! the transport then closes); lib/stdio/read-buffer.cjs applies that rule before each
 //! push, with the same limit, so the framer's own limit is never reached
 //! through it.
 

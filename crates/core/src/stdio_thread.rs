@@ -1,4 +1,4 @@
-//! The off-thread stdio reader (issue 13), without N-API: each reader owns
+//! The off-thread stdio reader, without N-API: each reader owns
 //! a core [`Framer`]; JavaScript hands it each chunk (copied: no pointer
 //! into a JavaScript buffer outlives the call), a thread of the [`Pool`]
 //! frames, validates and classifies it, and queues the lines as [`pieces`]

@@ -301,7 +301,7 @@ proptest! {
 
     /// Invalid UTF-8 in a key and in a string value: the message's text is
     /// `String::from_utf8_lossy` of the line (what `Buffer#toString('utf8')`
-    /// gives; test/framing-fidelity.test.mjs checks the two agree), however
+    /// gives; test/stdio/framing-fidelity.test.mjs checks the two agree), however
     /// the line is cut; strict reports it instead.
     #[test]
     fn invalid_utf8_is_replaced(

@@ -4,7 +4,7 @@
 //!
 //! Hot-path rules followed here:
 //! * property reads through N-API are expensive (~150 ns each, against ~1 ns
-//!   for a JIT-compiled read), so `lib/native.cjs` gathers the fields the
+//!   for a JIT-compiled read), so `lib/classify/dispatch.cjs` gathers the fields the
 //!   classifier needs in JavaScript and calls `_dispatchGathered`; Rust then
 //!   only inspects values (`napi_typeof`, `napi_get_value_*`) and decides.
 //!   The plain native `dispatch`/`classify` read the message themselves
@@ -29,7 +29,7 @@
 //! which keeps the callbacks alive and cannot let go of them — is on the
 //! stack (and `callback()` still checks for an empty one).
 //!
-//! JavaScript inside native calls (issue 15): the binding builds its arrays
+//! No JavaScript runs inside native calls: the binding builds its arrays
 //! (the callback table, a queued `[message, extra]`) by defining their
 //! elements (`crate::napi_support::define_array`), never with
 //! `napi_set_element`, whose `[[Set]]` would run an accessor JavaScript
@@ -258,7 +258,7 @@ impl Dispatcher {
     /// Classifies `message` and calls the matching callback; queued instead if
     /// a callback of this dispatcher is running (delivered right after it).
     ///
-    /// This native version reads the message through N-API; `lib/native.cjs`
+    /// This native version reads the message through N-API; `lib/classify/dispatch.cjs`
     /// replaces it with a JavaScript `dispatch` that gathers the fields first
     /// and calls `_dispatchGathered` (same semantics, ~5x cheaper).
     #[napi]
@@ -271,7 +271,7 @@ impl Dispatcher {
         })
     }
 
-    /// `dispatch` with the fields gathered by JavaScript (see `lib/native.cjs`),
+    /// `dispatch` with the fields gathered by JavaScript (see `lib/classify/dispatch.cjs`),
     /// positionally as `mcp_ordered_dispatch_core::boundary::slot` lays them out. `keys` < 0 means
     /// "not gathered" (the message is not an object, or reading it threw):
     /// the message is then read through N-API.

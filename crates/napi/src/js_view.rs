@@ -1,6 +1,6 @@
 //! [`JsonView`]s over JavaScript values: [`NapiView`] reads a live value
 //! through N-API (the reference path), [`GatheredView`] serves the values
-//! `lib/native.cjs` gathered in JavaScript and passed to `_dispatchGathered`
+//! `lib/classify/dispatch.cjs` gathered in JavaScript and passed to `_dispatchGathered`
 //! (laid out by `mcp_ordered_dispatch_core::boundary::slot`), falling back to N-API for the rest.
 
 use napi::sys;
@@ -140,7 +140,7 @@ impl JsonView for NapiView {
 
 // Every `napi_get_property`-like call costs ~150 ns (V8 API lookup without
 // inline caches, plus the N-API exception preamble), while a JIT-compiled
-// property read in JavaScript costs ~1 ns. So `lib/native.cjs` reads, in
+// property read in JavaScript costs ~1 ns. So `lib/classify/dispatch.cjs` reads, in
 // JavaScript, exactly the fields the classifier looks at (`for...in` for the
 // key set, then the known properties, nested ones only under objects) and
 // passes them as arguments. Rust still makes every decision; it only

@@ -7,6 +7,8 @@
 //! * `stdio_framer` — `StdioFramer`, the main-thread stdio reader;
 //! * `stdio_thread_reader` — `StdioThreadReader`, the off-thread reader over
 //!   the core's worker (`stdio_thread`);
+//!   `stdio_hub`: the one hand-over of every reader's ready pieces and the
+//!   one threadsafe function that wakes JavaScript;
 //! * `progress_tokens` — `ProgressTokens`;
 //!
 //! and what they share: `raw` (every raw `napi::sys` call, each behind a
@@ -56,7 +58,7 @@ pub fn init(env: Env, exports: Object) -> napi::Result<()> {
 }
 
 /// `exports.boundary`: the frozen object of `boundary::EXPORTED`, the
-/// constants `lib/native.cjs` and `lib/stdio.cjs` read.
+/// constants `lib/native/addon.cjs` checks and the JavaScript reads.
 fn export_boundary(env: sys::napi_env, exports: sys::napi_value) -> napi::Result<()> {
     let fail = |what: &str| {
         napi::Error::from_reason(format!(

@@ -195,7 +195,7 @@ pub(crate) fn framer_options(
 /// `new StdioThreadReader(options)`: [`framer_options`] (with `checkBodies`
 /// left on: the worker's pieces have no `recheck`) and
 /// `{ maxBatchBytes?, maxBatchMessages?: positive integers (undefined: no bound), inlineMax?: integer >= 0 (undefined: 0) }`
-/// (`lib/stdio-thread.cjs` passes its defaults). Returns the framer's
+/// (`lib/stdio/thread-read-buffer.cjs` passes its defaults). Returns the framer's
 /// options, the pieces' bounds and the inline limit.
 pub(crate) fn thread_reader_options(
     env: sys::napi_env,

@@ -28,7 +28,7 @@
 //!
 //! With `checkBodies: true` (the default) every line has been validated
 //! (UTF-8, JSON, JSON-RPC shape) and classified in Rust before it reaches
-//! JavaScript. With `checkBodies: false` (what `lib/stdio.cjs` uses) a
+//! JavaScript. With `checkBodies: false` (what `lib/stdio/read-buffer.cjs` uses) a
 //! message's envelope is read and classified, its body's JSON syntax is
 //! left to the `JSON.parse` JavaScript runs anyway: when that throws for a
 //! message, `framer.recheck(entryIndex)` gives the checking path's
@@ -38,7 +38,7 @@
 //! big message's own string may hold `\uXXXX` escapes instead). Both are
 //! valid until the next `push` or `clear`.
 //!
-//! Memory safety (issue 15): no JavaScript runs inside `push` or `clear`.
+//! Memory safety: no JavaScript runs inside `push` or `clear`.
 //! The result array is built with `napi_define_properties` (a data property
 //! definition, which never consults `Array.prototype`), not with
 //! `napi_set_element` (a `[[Set]]`, which runs any setter an

@@ -1,5 +1,5 @@
-//! The one hand-over of every off-thread stdio reader in this environment
-//! (issue 24): a reader with pieces ready is listed here ([`Listing`], its
+//! The one hand-over of every off-thread stdio reader in this environment:
+//! a reader with pieces ready is listed here ([`Listing`], its
 //! core `Wake`), and the first listing since JavaScript last found the list
 //! empty wakes the main thread once, through ONE threadsafe function, for
 //! any number of ready readers. The JavaScript it calls (the pump that

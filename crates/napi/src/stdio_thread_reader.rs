@@ -1,5 +1,5 @@
 //! `StdioThreadReader`: the class over the off-thread stdio reader
-//! (the core's `stdio_thread`, issues 13 and 24), whose pieces are the very
+//! (the core's `stdio_thread`, woken through `crate::stdio_hub`), whose pieces are the very
 //! layout `StdioFramer.push` returns (`out`, see the core's `boundary`), so
 //! `lib/stdio/thread-read-buffer.cjs` reads them with the main-thread
 //! reader's own code (`crate::js_out` builds both).

@@ -1,5 +1,5 @@
 'use strict';
-// The memory-safety regressions of issue 15, one case per process:
+// The memory-safety regressions of the N-API layer's audit, one case per process:
 //
 //   node --expose-gc test/native/support/memory-safety-cases.cjs <case>
 //

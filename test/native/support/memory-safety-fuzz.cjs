@@ -1,5 +1,5 @@
 'use strict';
-// Hostile-JavaScript fuzz of the native layer (issue 15), run by
+// Hostile-JavaScript fuzz of the native layer, run by
 // test/native/memory-safety-fuzz.test.mjs in a child process:
 //
 //   node --expose-gc test/native/support/memory-safety-fuzz.cjs [--seconds=4] [--seed=N]

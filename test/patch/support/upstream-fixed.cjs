@@ -11,7 +11,7 @@
 //
 // makeStockCopyProject() makes the same project with the copies unchanged:
 // a stock SDK that no install() in the test's process patches, to run beside
-// the patched one and the fixed one (test/patch/support/sdk-copies.cjs).
+// the patched one and the fixed one (test/patch/support/sdk-copies.mjs).
 
 const fs = require('node:fs');
 const os = require('node:os');
