@@ -3,10 +3,10 @@
 // Child-process entry point: runs the progress-race reproduction against the
 // CJS build of the MCP SDK and prints ONE line of JSON to stdout.
 //
-//   node test/support/repro-cjs.cjs --sdk=1|2 --patched=0|1 --pairs=N \
+//   node test/support/repro-cjs.cjs --sdk=1|2 --patched=0|1 [--apply=install|patchProtocol] --pairs=N \
 //        --concurrency=N --mode=M --progress=N [--gap=immediate|ping|MS]
 
-const { runRepro, parseReproArgs } = require('./repro.cjs');
+const { runRepro, parseReproArgs, PROTOCOL_SPECIFIERS } = require('./repro.cjs');
 
 async function main() {
   const args = parseReproArgs(process.argv.slice(2));
@@ -23,7 +23,9 @@ async function main() {
 
   let installed;
   if (args.patched) {
-    installed = require('mcp-ordered-dispatch').install();
+    const { install, patchProtocol } = require('mcp-ordered-dispatch');
+    if (args.apply === 'install') installed = install();
+    else installed = { uninstall: patchProtocol(require(PROTOCOL_SPECIFIERS[args.sdk]).Protocol) };
   }
 
   try {

@@ -2,13 +2,13 @@
 // Child-process entry point: runs the progress-race reproduction against the
 // ESM build of the MCP SDK and prints ONE line of JSON to stdout.
 //
-//   node test/support/repro-esm.mjs --sdk=1|2 --patched=0|1 --pairs=N \
+//   node test/support/repro-esm.mjs --sdk=1|2 --patched=0|1 [--apply=install|patchProtocol] --pairs=N \
 //        --concurrency=N --mode=M --progress=N [--gap=immediate|ping|MS]
 
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const { runRepro, parseReproArgs } = require('./repro.cjs');
+const { runRepro, parseReproArgs, PROTOCOL_SPECIFIERS } = require('./repro.cjs');
 
 const args = parseReproArgs(process.argv.slice(2));
 
@@ -24,8 +24,9 @@ if (args.sdk === 1) {
 
 let installed;
 if (args.patched) {
-  const { install } = await import('mcp-ordered-dispatch');
-  installed = install();
+  const { install, patchProtocol } = await import('mcp-ordered-dispatch');
+  if (args.apply === 'install') installed = install();
+  else installed = { uninstall: patchProtocol((await import(PROTOCOL_SPECIFIERS[args.sdk])).Protocol) };
 }
 
 try {

@@ -158,13 +158,16 @@ async function runRepro(sdk, options = {}) {
 }
 
 /**
- * Parse runner argv: --sdk=1|2 --patched=0|1 --pairs=N --concurrency=N
- * --mode=M --progress=N. Unknown or malformed arguments throw.
+ * Parse runner argv: --sdk=1|2 --patched=0|1 --apply=install|patchProtocol
+ * --pairs=N --concurrency=N --mode=M --progress=N. Unknown or malformed
+ * arguments throw. --apply says how a patched run applies the fix: install()
+ * (every copy) or patchProtocol() of the generation's Protocol class alone.
  */
 function parseReproArgs(argv) {
   const args = {
     sdk: 1,
     patched: false,
+    apply: 'install',
     pairs: 20,
     concurrency: 1,
     mode: 'last-with-response',
@@ -189,6 +192,10 @@ function parseReproArgs(argv) {
         if (!['0', '1', 'true', 'false'].includes(value)) throw new Error(`--patched must be 0 or 1, got ${value}`);
         args.patched = value === '1' || value === 'true';
         break;
+      case 'apply':
+        if (value !== 'install' && value !== 'patchProtocol') throw new Error(`--apply must be install or patchProtocol, got ${value}`);
+        args.apply = value;
+        break;
       case 'pairs':
         args.pairs = integer(key, value, 1);
         break;
@@ -211,4 +218,7 @@ function parseReproArgs(argv) {
   return args;
 }
 
-module.exports = { runRepro, parseReproArgs, isInOrder, SERVER_PATH, UNKNOWN_TOKEN };
+/** Where each generation's Protocol class is exported (what --apply=patchProtocol patches). */
+const PROTOCOL_SPECIFIERS = { 1: '@modelcontextprotocol/sdk/shared/protocol.js', 2: '@modelcontextprotocol/client' };
+
+module.exports = { runRepro, parseReproArgs, isInOrder, SERVER_PATH, UNKNOWN_TOKEN, PROTOCOL_SPECIFIERS };

@@ -4,6 +4,10 @@
 //   const r = await runReproChild({ sdk: 2, build: 'cjs', patched: false,
 //                                   pairs: 20, concurrency: 1,
 //                                   mode: 'last-with-response', progress: 3 });
+//
+// `runtime` ({ command, args }, default: this Node) runs the child in another
+// runtime (test/support/runtimes.mjs: Bun, Deno); the result carries the
+// child's `stderr`.
 
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +26,9 @@ export async function runReproChild({
   mode = 'last-with-response',
   progress = 3,
   gap, // raw-server --gap= (undefined: server default, 'ping')
+  apply, // how a patched run applies the fix: 'install' (default) or 'patchProtocol'
+  runtime = { command: process.execPath, args: [] },
+  env,
 } = {}) {
   const runner = RUNNERS[build];
   if (!runner) throw new TypeError(`build must be 'esm' or 'cjs', got ${build}`);
@@ -34,8 +41,9 @@ export async function runReproChild({
     `--mode=${mode}`,
     `--progress=${progress}`,
     ...(gap === undefined ? [] : [`--gap=${gap}`]),
+    ...(apply === undefined ? [] : [`--apply=${apply}`]),
   ];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(runtime.command, [...runtime.args, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: env ?? process.env });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk) => { stdout += chunk; });
@@ -45,13 +53,13 @@ export async function runReproChild({
     child.once('error', reject);
     child.once('close', (c, s) => resolve([c, s]));
   });
-  const label = `repro-${build} sdk=${sdk} patched=${patched ? 1 : 0} mode=${mode}`;
+  const label = `${runtime.name ?? 'node'} repro-${build} sdk=${sdk} patched=${patched ? 1 : 0} mode=${mode}`;
   if (code !== 0) {
     throw new Error(`${label} exited with ${signal ?? code}:\n${stderr || stdout}`);
   }
   const line = stdout.trim().split('\n').pop();
   try {
-    return JSON.parse(line);
+    return { ...JSON.parse(line), stderr };
   } catch {
     throw new Error(`${label} printed no JSON result:\nstdout: ${stdout}\nstderr: ${stderr}`);
   }

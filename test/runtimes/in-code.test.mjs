@@ -1,0 +1,42 @@
+// install() and patchProtocol() in Bun and Deno: the coalescing reproduction
+// (a raw server that writes the last progress notification and the response
+// in one write) for SDK 1.x and client 2.x, ES module and CommonJS apps, run
+// in the runtime itself. Stock loses progress there as it does in Node;
+// patched, nothing is lost and nothing is written to stderr.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { runReproChild } from '../support/run-repro.mjs';
+import { RUNTIMES } from '../support/runtimes.mjs';
+
+const PAIRS = 5;
+const FLAVORS = [
+  { sdk: 1, build: 'esm' },
+  { sdk: 1, build: 'cjs' },
+  { sdk: 2, build: 'esm' },
+  { sdk: 2, build: 'cjs' },
+];
+
+for (const [name, runtime] of Object.entries(RUNTIMES)) {
+  for (const { sdk, build } of FLAVORS) {
+    const label = `${name}: SDK ${sdk}.x ${build.toUpperCase()} app, stock loses progress; install() and patchProtocol() lose none`;
+    test(label, { skip: runtime ? false : `${name} is not installed for ${process.platform}-${process.arch}` }, async () => {
+      const run = (options) => runReproChild({ sdk, build, pairs: PAIRS, mode: 'last-with-response', runtime, env: { ...process.env, ...runtime.env }, ...options });
+      const stock = await run({ patched: false });
+      assert.equal(stock.progressExpected, PAIRS * 3);
+      assert.ok(stock.lost > 0 && stock.unknownTokenErrors > 0, `stock ${name} lost nothing, so the reproduction is not real: ${JSON.stringify(stock)}`);
+      for (const apply of ['install', 'patchProtocol']) {
+        const patched = await run({ patched: true, apply });
+        assert.equal(patched.lost, 0, `${apply}() in ${name}: ${JSON.stringify(patched)}`);
+        assert.equal(patched.progressReceived, PAIRS * 3);
+        assert.equal(patched.onerrorCount, 0, JSON.stringify(patched.onerrors));
+        assert.equal(patched.callsOutOfOrder, 0);
+        assert.equal(patched.stderr, '', `${apply}() in ${name} wrote to stderr`);
+      }
+    });
+  }
+}
+
+test('both runtimes come from their registry packages on this platform (linux x64: never skipped here)', { skip: process.platform === 'linux' && process.arch === 'x64' ? false : 'only linux x64 is checked' }, () => {
+  assert.ok(RUNTIMES.bun, '@oven/bun-linux-x64 is installed (devDependency bun)');
+  assert.ok(RUNTIMES.deno, '@deno/linux-x64-glibc is installed (devDependency deno)');
+});
