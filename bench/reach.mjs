@@ -1,4 +1,4 @@
-// What the search by shape (lib/register/reach.cjs) costs:
+// What the search by shape (lib/shape/reach.cjs) costs:
 //   1. the prefilter every module takes, in ms per MB of source, over the
 //      source files of packages without the SDK (typescript, webpack);
 //   2. the locate step (lexing a bundle that holds the SDK), ms per MB, cold;
@@ -27,7 +27,7 @@ const quick = process.argv.includes('--quick');
 const RUNS = Number(process.argv.find((a) => a.startsWith('--runs='))?.slice(7) ?? (quick ? 3 : 7));
 const JSON_OUT = process.argv.includes('--json');
 const modules = require('../lib/adapters/modules.cjs');
-const { locateClasses } = require('../lib/register/locate.cjs');
+const { locateClasses } = require('../lib/shape/classes.cjs');
 
 function* sources(dir) {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {

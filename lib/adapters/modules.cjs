@@ -144,15 +144,12 @@ function holdsAll(source, markers) {
 }
 
 /**
- * The prefilter every module's source (a string or its undecoded bytes)
- * takes, before the locate step (lib/register/reach.cjs) is paid for:
- * whether it may define an SDK class at all. Most modules lack the first
- * marker of each set and cost one scan for each.
+ * The prefilter every module's source (a string, or its undecoded bytes as
+ * a Buffer) takes, before the locate step (lib/shape/reach.cjs) is paid
+ * for: whether it may define an SDK class at all. Most modules lack the
+ * first marker of each set and cost one scan for each.
  */
 function mayDefineSdkClass(source, framing = true) {
-  if (typeof source !== 'string' && typeof source?.indexOf !== 'function') {
-    source = ArrayBuffer.isView(source) ? Buffer.from(source.buffer, source.byteOffset, source.byteLength) : Buffer.from(source);
-  }
   return holdsAll(source, PROTOCOL_MARKERS) || (framing && holdsAll(source, STDIO_MARKERS));
 }
 

@@ -42,6 +42,33 @@ function isDirectory(dir) {
   }
 }
 
+/** A directory's real path, or the path itself where it has none (dangling). */
+function realPathOf(dir) {
+  try {
+    return fs.realpathSync(dir);
+  } catch {
+    return dir;
+  }
+}
+
+/**
+ * The one directory walk of discovery: depth first from `dir`, each
+ * directory once by its real path (`seen`; symlink loops included).
+ * `visit(dir, depth)` handles one directory and returns the directories to
+ * walk next (at depth + 1); it keeps its own bounds.
+ */
+function walkDirs(dir, depth, visit, seen) {
+  let real;
+  try {
+    real = fs.realpathSync(dir);
+  } catch {
+    return; // A dangling symlink: nothing there.
+  }
+  if (seen.has(real)) return;
+  seen.add(real);
+  for (const next of visit(dir, depth)) walkDirs(next, depth + 1, visit, seen);
+}
+
 /** The package entries of one node_modules directory: [entryName] (scoped ones as "@scope/name"), pnpm's store dirs apart. */
 function packageEntries(dir) {
   const names = [];
@@ -97,38 +124,35 @@ function packagesNamed(names, base, options = {}) {
     if (nested) entry.nested = true;
     found.push(entry);
   };
-  // A node_modules directory below the resolution path: every entry, then what is nested in each.
-  const walk = (dir, depth) => {
-    let real;
-    try {
-      real = fs.realpathSync(dir);
-    } catch {
-      return;
+  /** The node_modules directories nested in the packages `entries` of `dir`, and pnpm's store beside them (each package of it beside its own dependencies). */
+  const nestedDirs = (dir, entries) => {
+    const dirs = [];
+    for (const entryName of entries) {
+      const inner = path.join(dir, entryName, 'node_modules');
+      if (isDirectory(inner)) dirs.push(inner);
     }
-    if (walked.has(real)) return;
+    const store = path.join(dir, '.pnpm');
+    if (isDirectory(store)) {
+      for (const id of listDir(store)) {
+        if (id.isDirectory() && !id.name.startsWith('.') && id.name !== 'node_modules') dirs.push(path.join(store, id.name, 'node_modules'));
+      }
+    }
+    return dirs;
+  };
+  // A node_modules directory below the resolution path: every entry, then what is nested in each.
+  const visit = (dir, depth) => {
     if (budget <= 0) {
       found.truncated = true;
-      return;
+      return [];
     }
-    walked.add(real);
     budget--;
     const entries = packageEntries(dir);
     if (depth > 0) for (const entryName of entries) consider(dir, entryName, true);
     if (depth >= MAX_NESTING) {
       if (entries.some((entryName) => isDirectory(path.join(dir, entryName, 'node_modules')))) found.truncated = true;
-      return;
+      return [];
     }
-    for (const entryName of entries) {
-      const inner = path.join(dir, entryName, 'node_modules');
-      if (isDirectory(inner)) walk(inner, depth + 1);
-    }
-    // pnpm: every package of the store, each beside its own dependencies.
-    const store = path.join(dir, '.pnpm');
-    if (isDirectory(store)) {
-      for (const id of listDir(store)) {
-        if (id.isDirectory() && !id.name.startsWith('.') && id.name !== 'node_modules') walk(path.join(store, id.name, 'node_modules'), depth + 1);
-      }
-    }
+    return nestedDirs(dir, entries);
   };
   for (const dir of nodeModulesDirs(base)) {
     const entries = packageEntries(dir).filter((entryName) => !shadowed.has(entryName));
@@ -137,17 +161,8 @@ function packagesNamed(names, base, options = {}) {
       consider(dir, entryName, false);
     }
     if (!walkNested) continue;
-    walked.add(dir);
-    for (const entryName of entries) {
-      const inner = path.join(dir, entryName, 'node_modules');
-      if (isDirectory(inner)) walk(inner, 1);
-    }
-    const store = path.join(dir, '.pnpm');
-    if (isDirectory(store)) {
-      for (const id of listDir(store)) {
-        if (id.isDirectory() && !id.name.startsWith('.') && id.name !== 'node_modules') walk(path.join(store, id.name, 'node_modules'), 1);
-      }
-    }
+    walked.add(realPathOf(dir));
+    for (const inner of nestedDirs(dir, entries)) walkDirs(inner, 1, visit, walked);
   }
   return found;
 }
@@ -266,67 +281,59 @@ const MAX_BUNDLE_FILE_BYTES = 64 * 1024 * 1024;
  * (a Protocol class, with any stdio transports the same file defines):
  * [{ name, version, build, file, root, bundled: true, generation, classes:
  * ['protocol' | 'stdio', ...] }]. What register's load hooks do to every
- * module (lib/adapters/modules.cjs's prefilter, then lib/register/locate.cjs
- * and lib/adapters/shape.cjs), done to files on disk. Returns { copies, truncated }.
+ * module (lib/adapters/modules.cjs's prefilter, then lib/shape/sdk-classes.cjs),
+ * done to files on disk. Returns { copies, truncated }.
  */
 function findBundledCopies(base) {
   const { mayDefineSdkClass } = require('../adapters/modules.cjs');
-  const { locateClasses } = require('../register/locate.cjs');
-  const { classOfMembers } = require('../adapters/shape.cjs');
+  const { sdkClassesIn } = require('../shape/sdk-classes.cjs');
   const { isSdkModuleFile, packageOf, buildOf } = require('./package-of.cjs');
   const copies = [];
-  const seenDirs = new Set();
   let budget = MAX_BUNDLE_SEARCH_FILES;
   let truncated = false;
-  const visit = (dir) => {
-    let real;
+  /** One file: a copy when it defines a Protocol by shape (with any stdio transports beside it). */
+  const look = (file) => {
+    let source;
     try {
-      real = fs.realpathSync(dir);
+      if (fs.statSync(file).size > MAX_BUNDLE_FILE_BYTES) return;
+      source = fs.readFileSync(file);
     } catch {
       return;
     }
-    if (seenDirs.has(real)) return;
-    seenDirs.add(real);
+    if (!mayDefineSdkClass(source) || isSdkModuleFile(file)) return;
+    const classes = sdkClassesIn(source.toString('utf8')) ?? [];
+    const protocol = classes.find((c) => c.kind === 'protocol');
+    if (protocol === undefined) return;
+    const pkg = packageOf(file);
+    copies.push({
+      name: pkg?.name ?? path.basename(file),
+      version: pkg?.version,
+      build: buildOf(file),
+      file,
+      root: pkg?.root ?? path.dirname(file),
+      bundled: true,
+      generation: protocol.generation,
+      classes: classes.map((c) => (c.kind === 'protocol' ? `Protocol ${c.generation}.x` : 'stdio transport')),
+    });
+  };
+  const visit = (dir) => {
+    const subdirs = [];
     for (const entry of listDir(dir)) {
       if (budget <= 0) {
         truncated = true;
-        return;
+        break;
       }
       const file = path.join(dir, entry.name);
       if (entry.isDirectory() || (entry.isSymbolicLink() && isDirectory(file))) {
-        if (entry.name === '.git') continue;
-        visit(file);
-        continue;
+        if (entry.name !== '.git') subdirs.push(file);
+      } else if (/\.[cm]?js$/.test(entry.name)) {
+        budget--;
+        look(file);
       }
-      if (!/\.[cm]?js$/.test(entry.name)) continue;
-      budget--;
-      let source;
-      try {
-        if (fs.statSync(file).size > MAX_BUNDLE_FILE_BYTES) continue;
-        source = fs.readFileSync(file);
-      } catch {
-        continue;
-      }
-      if (!mayDefineSdkClass(source) || isSdkModuleFile(file)) continue;
-      const classes = (locateClasses(source.toString('utf8')) ?? []).filter((c) => !c.extends).map(classOfMembers).filter(Boolean);
-      if (classes.length === 0) continue;
-      const pkg = packageOf(file);
-      // A copy is a Protocol (with or without its stdio transports beside it).
-      const protocol = classes.find((c) => c.kind === 'protocol');
-      if (protocol === undefined) continue;
-      copies.push({
-        name: pkg?.name ?? path.basename(file),
-        version: pkg?.version,
-        build: buildOf(file),
-        file,
-        root: pkg?.root ?? path.dirname(file),
-        bundled: true,
-        generation: protocol?.generation,
-        classes: classes.map((c) => (c.kind === 'protocol' ? `Protocol ${c.generation}.x` : 'stdio transport')),
-      });
     }
+    return subdirs;
   };
-  visit(base);
+  walkDirs(base, 0, visit, new Set());
   return { copies, truncated };
 }
 

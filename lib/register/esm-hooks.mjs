@@ -4,36 +4,19 @@
 // append a call that patches it on the main thread as the module finishes
 // evaluating (lib/register/esm-transform.cjs).
 import transform from './esm-transform.cjs';
-import modules from '../adapters/modules.cjs';
+import reach from '../shape/reach.cjs';
 
 const { patchedSdkSource } = transform;
 
 let patchUrl;
 let framing = true;
-let reachGlobal;
-let reach;
-// This package's own lib/ (its files name the markers, and define no SDK class).
-const OWN_LIB_URL = new URL('..', import.meta.url).href;
+let reachOptions;
 
 export function initialize(data) {
   patchUrl = data.patchUrl;
   framing = data.framing !== false;
-  reachGlobal = data.reachGlobal;
-}
-
-// SDK copies bundled into any ES module (lib/register/reach.cjs; CommonJS
-// ones go through lib/register/hooks.cjs's Module.prototype._compile wrapper).
-// Any failure leaves the module as it was.
-async function reached(url, source) {
-  try {
-    if (url.includes(modules.SDK_URL_SEGMENT) || !modules.mayDefineSdkClass(source, framing) || url.startsWith(OWN_LIB_URL)) return undefined;
-    if (typeof source !== 'string') source = Buffer.from(ArrayBuffer.isView(source) ? source.buffer : source, source.byteOffset ?? 0, source.byteLength).toString('utf8');
-    if (source.indexOf(reachGlobal) >= 0) return undefined;
-    reach ??= (await import('./reach.cjs')).default;
-    return reach.reachSource(source, url, 'module', reachGlobal);
-  } catch {
-    return undefined;
-  }
+  // What lib/register/hooks.cjs asks of lib/shape/reach.cjs on the main thread (its REACH_OPTIONS), asked here alike.
+  reachOptions = data.reachOptions;
 }
 
 export async function load(url, context, nextLoad) {
@@ -42,6 +25,8 @@ export async function load(url, context, nextLoad) {
   // Node 20 also runs --require preloads on the loader thread, so this hook
   // can be registered twice: the call is appended once.
   let source = url.includes('/node_modules/') ? patchedSdkSource(url, result.source, patchUrl, framing) : undefined;
-  if (source === undefined && reachGlobal !== undefined) source = await reached(url, result.source);
+  // SDK copies bundled into any ES module (CommonJS ones go through
+  // lib/register/hooks.cjs's Module.prototype._compile wrapper).
+  if (source === undefined && reachOptions !== undefined) source = reach.reachSource(result.source, url, 'module', reachOptions);
   return source === undefined ? result : { ...result, source };
 }

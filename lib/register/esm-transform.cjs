@@ -1,14 +1,15 @@
 'use strict';
-// Dependency-free (safe on the module.register() loader thread, loads no
-// addon): the source rewrite shared by both ES module hooks (lib/register/hooks.cjs's
+// The source rewrite shared by both ES module hooks (lib/register/hooks.cjs's
 // in-thread module.registerHooks() hook and lib/register/esm-hooks.mjs's
-// module.register() hook). When an MCP SDK ES module defines `Protocol` or a
+// module.register() hook); safe on the module.register() loader thread
+// (it loads no addon). When an MCP SDK ES module defines `Protocol` or a
 // stdio transport, a call to lib/register/loader-patch.mjs naming those module-scope
 // classes is appended; it runs as the module finishes evaluating. Which
 // modules those are, the SDK adapter says (lib/adapters/modules.cjs, also
 // dependency-free): this file knows only how to append the call.
 
 const sdk = require('../adapters/modules.cjs');
+const { bytesOf } = require('../shape/reach.cjs');
 
 const MARKER = '__mcpOrderedDispatchPatch';
 
@@ -44,12 +45,8 @@ function withPatchCall(source, patchUrl, framing) {
  * nothing to patch and are passed on untouched.
  */
 function patchedSource(source, patchUrl, framing) {
-  if (typeof source === 'string') return withPatchCall(source, patchUrl, framing);
-  const bytes = Buffer.isBuffer(source)
-    ? source
-    : ArrayBuffer.isView(source)
-      ? Buffer.from(source.buffer, source.byteOffset, source.byteLength)
-      : Buffer.from(source);
+  const bytes = bytesOf(source);
+  if (typeof bytes === 'string') return withPatchCall(bytes, patchUrl, framing);
   const defined = needsCall(bytes, framing);
   return defined === undefined ? undefined : Buffer.concat([bytes, Buffer.from(patchCall(defined, patchUrl))]);
 }

@@ -22,6 +22,7 @@
 const Module = require('node:module');
 const path = require('node:path');
 const sdk = require('../adapters/modules.cjs');
+const { reachSource } = require('../shape/reach.cjs');
 
 /**
  * What MCP_ORDERED_DISPATCH_FRAMING asks of register, which takes no
@@ -134,9 +135,9 @@ function esmLoaded(url, result) {
   return source === undefined ? result : { ...result, source };
 }
 
-// ---- SDK copies found by shape (bundles, minified builds): lib/register/reach.cjs ----
+// ---- SDK copies found by shape (bundles, minified builds): lib/shape/reach.cjs ----
 
-/** The global the static blocks lib/register/reach.cjs inserts call, with (kind, generation, file, class). */
+/** The global the static blocks lib/shape/blocks.cjs inserts call, with (kind, generation, file, class). */
 const REACH_GLOBAL = '__mcpOrderedDispatchReach';
 
 /** A class a static block handed over, as it was defined: patch it (the SDK's own checks decide; an unsupported one is left stock with a warning). */
@@ -181,27 +182,16 @@ function defineReachGlobal() {
   });
 }
 
-let reach;
-// This package's own lib/ (its files name the markers, and define no SDK class).
-const OWN_LIB = path.join(__dirname, '..');
-const OWN_LIB_URL = require('node:url').pathToFileURL(OWN_LIB).href;
+/** What register asks of lib/shape/reach.cjs: SDK-scope modules are patched by their exports (afterRequire, esmLoaded). */
+const REACH_OPTIONS = { global: REACH_GLOBAL, framing, skipSdkScope: true };
 
 /**
  * A module's source (any module, any format the hooks see: 'module',
  * 'commonjs') with a static block in each SDK class it defines, or
- * undefined. Modules under the SDK's scope are the SDK's own paths'
- * (afterRequire, esmLoaded), and a source without the markers costs only
- * the prefilter.
+ * undefined (lib/shape/reach.cjs's reachSource decides).
  */
 function reachedSource(source, file, format) {
-  if (file.includes(sdk.SDK_URL_SEGMENT) || file.includes(sdk.SDK_PATH)) return undefined;
-  if (!sdk.mayDefineSdkClass(source, framing)) return undefined;
-  // A hook before ours may hand over any of string, Buffer, TypedArray, ArrayBuffer.
-  if (typeof source !== 'string') source = Buffer.from(ArrayBuffer.isView(source) ? source.buffer : source, source.byteOffset ?? 0, source.byteLength).toString('utf8');
-  if (file.startsWith(OWN_LIB) || file.startsWith(OWN_LIB_URL)) return undefined;
-  if (source.indexOf(REACH_GLOBAL) >= 0) return undefined; // changed already (a hook installed twice)
-  reach ??= require('./reach.cjs');
-  const changed = reach.reachSource(source, file, format, REACH_GLOBAL);
+  const changed = reachSource(source, file, format, REACH_OPTIONS);
   if (changed !== undefined) defineReachGlobal();
   return changed;
 }
@@ -243,7 +233,7 @@ function registerEsmHooks() {
   const { pathToFileURL } = require('node:url');
   defineReachGlobal();
   wrapCompile();
-  Module.register(pathToFileURL(path.join(__dirname, 'esm-hooks.mjs')).href, { data: { patchUrl: patchUrl(), framing, reachGlobal: REACH_GLOBAL } });
+  Module.register(pathToFileURL(path.join(__dirname, 'esm-hooks.mjs')).href, { data: { patchUrl: patchUrl(), framing, reachOptions: REACH_OPTIONS } });
 }
 
 module.exports = { afterRequire, patchRequired, esmLoaded, loaded, registerEsmHooks, patchLoaded, patchStdioLoaded, framingFromEnv, REACH_GLOBAL };

@@ -58,7 +58,7 @@ export function installHooks() {
   if (typeof Module.registerHooks === 'function') {
     Module.registerHooks({
       // Every ES module and CommonJS module with a source: SDK modules under
-      // node_modules, and SDK copies bundled into any module (lib/register/reach.cjs).
+      // node_modules, and SDK copies bundled into any module (lib/shape/reach.cjs).
       load(url, context, nextLoad) {
         const result = nextLoad(url, context);
         // The hooks' own files (required while lib/register/hooks.cjs loads) pass unlooked at.

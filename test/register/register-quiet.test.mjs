@@ -131,11 +131,12 @@ test(`node ${process.version}: a process with register that never loads the SDK 
       // Requires nothing after register: register's own entry is all.
       const bare = await runCommand(node, [flag, entry, '--import', spy, '-e', '0'], { cwd: root, env: cleanEnv() });
       assert.equal(bare.code, 0, show(bare));
-      // The hooks' side (lib/register/hooks.cjs and the prefilter's lib/adapters/modules.cjs) loads either way:
+      // The hooks' side (lib/register/hooks.cjs, and the rewrite gates of lib/shape/reach.cjs with the
+      // prefilter's lib/adapters/modules.cjs) loads either way:
       // where Node has no registerHooks, to register module.register()'s hooks; where it has, to look at the
       // spy itself (every module takes the prefilter: an SDK copy may be bundled into any file).
       // Under --require, require(esm) caches lib/register/install-hooks.mjs too.
-      const expected = [...(flag === '--import' ? [] : ['register/install-hooks.mjs', 'register/sandboxed.cjs']), 'adapters/modules.cjs', 'register/hooks.cjs'].sort();
+      const expected = [...(flag === '--import' ? [] : ['register/install-hooks.mjs', 'register/sandboxed.cjs']), 'adapters/modules.cjs', 'register/hooks.cjs', 'shape/reach.cjs'].sort();
       assert.deepEqual(JSON.parse(bare.stdout), expected, `${flag}: ${show(bare)}`);
       // Requires a module (not the SDK): the hooks' side loads to look at it, nothing heavier.
       const some = await runCommand(node, [flag, entry, '--import', spy, '-e', "require('node:util')"], { cwd: root, env: cleanEnv() });
@@ -179,10 +180,10 @@ test(`node ${process.version}: with register, loading the SDK loads the patcher 
   const files = JSON.parse(loaded.stdout);
   for (const needed of ['patch/protocol.cjs', 'native/addon.cjs', 'stdio/patch.cjs', 'discover/package-of.cjs']) assert.ok(files.includes(needed), `${needed} loaded with the SDK: ${files}`);
   for (const later of ['stdio/read-buffer.cjs', 'stdio/thread-read-buffer.cjs', 'discover/discover.cjs']) assert.ok(!files.includes(later), `${later} not loaded before a transport starts: ${files}`);
-  // The SDK-load path's files (both generations' adapters here): as few as
-  // before the stages had folders of their own (13 shared, one adapter each,
-  // and on registerHooks lines the in-thread ES module transform).
-  assert.ok(files.length <= (hasRegisterHooks ? 16 : 15), `${files.length} files of lib/ loaded with the SDK: ${files}`);
+  // The SDK-load path's files (both generations' adapters here): 14 shared
+  // (the rewrite gates, lib/shape/reach.cjs, among them), one adapter each,
+  // and on registerHooks lines the in-thread ES module transform.
+  assert.ok(files.length <= (hasRegisterHooks ? 17 : 16), `${files.length} files of lib/ loaded with the SDK: ${files}`);
   const started = await runCommand(node, argv, { cwd: root, env: cleanEnv({ START: '1' }) });
   assert.equal(started.code, 0, show(started));
   const after = JSON.parse(started.stdout);
@@ -233,7 +234,7 @@ test(`node ${process.version}: a process loading large packages without the SDK 
       assert.equal(r.code, 0, show(r));
       assert.equal(r.stderr, '', show(r));
       const loaded = JSON.parse(r.stdout.trim().split('\n').pop());
-      for (const heavy of ['register/reach.cjs', 'register/locate.cjs', 'adapters/shape.cjs', 'native/addon.cjs', 'patch/protocol.cjs']) {
+      for (const heavy of ['shape/cache.cjs', 'shape/sdk-classes.cjs', 'shape/classes.cjs', 'shape/tokens.cjs', 'shape/blocks.cjs', 'adapters/shape.cjs', 'native/addon.cjs', 'patch/protocol.cjs']) {
         assert.ok(!loaded.includes(heavy), `${flag}: ${heavy} loaded: ${loaded}`);
       }
     }

@@ -1,0 +1,80 @@
+'use strict';
+// The hand-over the search by shape inserts: a static block right after the
+// `{` of each SDK class body it found,
+//
+//   static{try{typeof globalThis.<global>=="function"&&globalThis.<global>("protocol",2,"<file>",this)}catch{}}
+//
+// It runs once, as the class is defined, before any instance exists - in a
+// `var X = class`, an esbuild lazy-init wrapper, a webpack module closure, a
+// rollup or bun chunk, named or anonymous - and hands the class to whoever
+// defined the global (register: lib/register/hooks.cjs). Without it the
+// block does nothing.
+// Dependency-free: it also runs on a module.register() loader thread.
+
+const { locateClasses } = require('./classes.cjs');
+
+/** Non-ASCII as \u escapes, so the inserted text is plain ASCII whatever the path. */
+function asciiJson(value) {
+  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** The static block for one class. */
+function block(global, kind, generation, file) {
+  return `static{try{typeof globalThis.${global}=="function"&&globalThis.${global}(${asciiJson(kind)},${generation},${asciiJson(file)},this)}catch{}}`;
+}
+
+/** `text` with a block at each of `at` ([[offset, kind, generation]], by offset). */
+function insertBlocks(text, at, global, file) {
+  let out = '';
+  let last = 0;
+  for (const [offset, kind, generation] of at) {
+    out += text.slice(last, offset) + block(global, kind, generation, file);
+    last = offset;
+  }
+  return out + text.slice(last);
+}
+
+/**
+ * Whether `changed` (= insertBlocks(text, at, ...)) is still sound; `found`:
+ * the classes sdkClassesIn() found in the text. A block is one balanced run
+ * of tokens ending in `}`, put right after a class body's `{`: after either
+ * brace the tokenizer reads what follows alike (a `/` starts a regular
+ * expression after both), so the rest of the module lexes as it did, and
+ * what is left to prove is each changed class itself: lexed on its own, it
+ * must be one class with the same members and the block as its first
+ * element, and it must compile in V8 as a class expression (compiled, not
+ * run). A CommonJS module must also compile whole, as Node will wrap it (V8
+ * parses an ES module only to run it, so there the classes are what is proven).
+ */
+function verifyBlocks(found, changed, at, global, file, format) {
+  const vm = require('node:vm');
+  const byOpen = new Map(found.map((cls) => [cls.open, cls]));
+  let shift = 0;
+  for (const [offset, kind, generation] of at) {
+    const cls = byOpen.get(offset);
+    const inserted = block(global, kind, generation, file);
+    if (cls === undefined || cls.end < 0) return false;
+    const text = changed.slice(cls.start + shift, cls.end + shift + inserted.length);
+    shift += inserted.length;
+    const top = locateClasses(text)?.[0];
+    if (top === undefined || top.start !== 0 || top.end !== text.length || top.extends) return false;
+    if (top.methods.size !== cls.methods.size || top.sets.size !== cls.sets.size) return false;
+    if (!text.startsWith(inserted, top.open)) return false;
+    try {
+      new vm.Script(`(${text})`);
+    } catch {
+      return false;
+    }
+  }
+  if (format === 'commonjs') {
+    try {
+      const body = changed.startsWith('#!') ? `//${changed.slice(2)}` : changed;
+      new vm.Script(`(function (exports, require, module, __filename, __dirname) {${body}\n})`);
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+module.exports = { insertBlocks, verifyBlocks };

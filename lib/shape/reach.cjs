@@ -1,0 +1,98 @@
+'use strict';
+// SDK copies found by shape, in any module: a bundle (esbuild, webpack,
+// rollup, bun), a minified build, a host's own dist/ chunk. Bundlers rename
+// the SDK's classes (`var Ao=class{`) and keep them nowhere a module's
+// exports or a path would show; what they keep is the classes' property names.
+//
+// reachSource() is the one rule for rewriting a module's source, whoever
+// asks: register's CommonJS and ES module hooks (lib/register/hooks.cjs,
+// lib/register/esm-hooks.mjs) and the build-time paths. In order: this
+// package's own files are never changed; modules under the SDK's scope are
+// left to the caller's own path where it has one (options.skipSdkScope);
+// the prefilter (lib/adapters/modules.cjs's mayDefineSdkClass: the
+// Protocol's or a stdio transport's marker names) passes over nearly every
+// module for the cost of one scan; a source already holding the global was
+// changed already (a hook installed twice). Only then is the text located
+// (lib/shape/sdk-classes.cjs), each SDK class given a static block that
+// hands it over (lib/shape/blocks.cjs), and the result proven and cached
+// per content (lib/shape/cache.cjs). Any failure or doubt returns
+// undefined, and the module loads exactly as it was.
+// Dependency-free but for the adapter: it also runs on a module.register()
+// loader thread. What it loads past the prefilter, it loads then.
+
+const path = require('node:path');
+const { pathToFileURL } = require('node:url');
+const sdk = require('../adapters/modules.cjs');
+
+// This package's own lib/ (its files name the markers, and define no SDK class).
+const OWN_LIB = path.join(__dirname, '..');
+const OWN_LIB_URL = pathToFileURL(OWN_LIB).href;
+
+/**
+ * A module source as a load hook may hand it over (string, Buffer, another
+ * TypedArray or DataView, ArrayBuffer) as a string or a Buffer, undecoded.
+ */
+function bytesOf(source) {
+  if (typeof source === 'string' || Buffer.isBuffer(source)) return source;
+  return ArrayBuffer.isView(source) ? Buffer.from(source.buffer, source.byteOffset, source.byteLength) : Buffer.from(source);
+}
+
+/** The same source as text (UTF-8). */
+function textOf(source) {
+  const bytes = bytesOf(source);
+  return typeof bytes === 'string' ? bytes : bytes.toString('utf8');
+}
+
+/**
+ * `source` (any form bytesOf takes) of the module at `file` (a path or a
+ * file: URL, handed over with each class) with a static block in each SDK
+ * class it defines, or undefined (none, or any doubt). `format`: 'module' or
+ * 'commonjs' (a CommonJS module must also compile whole). `options`:
+ *   global (required): the name of the global function the blocks call;
+ *   framing (default true): whether stdio transports count;
+ *   skipSdkScope (default false): leave modules under the SDK's scope alone.
+ */
+function reachSource(source, file, format, options) {
+  try {
+    const { global, framing = true, skipSdkScope = false } = options;
+    if (file.startsWith(OWN_LIB) || file.startsWith(OWN_LIB_URL)) return undefined;
+    if (skipSdkScope && (file.includes(sdk.SDK_URL_SEGMENT) || file.includes(sdk.SDK_PATH))) return undefined;
+    const bytes = bytesOf(source);
+    if (!sdk.mayDefineSdkClass(bytes, framing)) return undefined;
+    const text = typeof bytes === 'string' ? bytes : bytes.toString('utf8');
+    if (text.indexOf(global) >= 0) return undefined;
+    return withBlocks(text, file, format, global);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `text` with its SDK classes' blocks, proven the first time and cached; undefined when it has none or fails the proof. */
+function withBlocks(text, file, format, global) {
+  const cache = require('./cache.cjs');
+  const key = cache.keyOf(text);
+  let at = cache.readCache(key, text);
+  const cached = at !== undefined;
+  let found;
+  if (!cached) {
+    found = require('./sdk-classes.cjs').sdkClassesIn(text) ?? [];
+    at = found.map((cls) => [cls.open, cls.kind, cls.generation]);
+  }
+  if (at.length === 0) {
+    if (!cached) cache.writeCache(key, at);
+    return undefined;
+  }
+  const { insertBlocks, verifyBlocks } = require('./blocks.cjs');
+  const changed = insertBlocks(text, at, global, file);
+  if (!cached) {
+    // Cached only once proven; proven with this module's file name, the same shape for any.
+    if (!verifyBlocks(found, changed, at, global, file, format)) {
+      cache.writeCache(key, []);
+      return undefined;
+    }
+    cache.writeCache(key, at);
+  }
+  return changed;
+}
+
+module.exports = { reachSource, bytesOf, textOf };
