@@ -1,7 +1,7 @@
 'use strict';
 // The addon loads on first use: requiring the package never throws for a missing binary.
 const { lazyBinding, NativeAddonError } = require('./lib/native/addon.cjs');
-const Dispatcher = lazyBinding('Dispatcher');
+const { Dispatcher } = require('./lib/classify/dispatch.cjs');
 const ProgressTokens = lazyBinding('ProgressTokens');
 const classify = lazyBinding('classify');
 const { patchProtocol, isPatched, dispatcherOf, UnsupportedSdkError } = require('./lib/patch/protocol.cjs');

@@ -47,7 +47,8 @@ const now = CPU ? () => Number(fs.readFileSync(SCHEDSTAT, 'latin1').split(' ')[0
 
 const { NativeReadBuffer } = require('../lib/stdio/read-buffer.cjs');
 const native = require('../lib/native/addon.cjs');
-const { StdioFramer, Dispatcher } = native;
+const { StdioFramer } = native;
+const Dispatcher = require('../lib/classify/dispatch.cjs').dispatcherClass();
 const { ReadBuffer: ReadBuffer1 } = require('@modelcontextprotocol/sdk/shared/stdio.js');
 const { ReadBuffer: ReadBuffer2 } = require('@modelcontextprotocol/client');
 const { StdioClientTransport: StdioClientTransport1 } = require('@modelcontextprotocol/sdk/client/stdio.js');

@@ -66,7 +66,10 @@ function keep(state, error) {
 }
 
 function dispatcherFor(protocol, state, generation) {
-  return new native.Dispatcher({
+  // The Dispatcher's front end (lib/classify/dispatch.cjs) loads when the
+  // first Protocol connects, not when the SDK loads.
+  const Dispatcher = require('../classify/dispatch.cjs').dispatcherClass();
+  return new Dispatcher({
     // The classifier mirrors the SDK generation's own schemas.
     sdk: generation,
     onResponse: (message) => {
