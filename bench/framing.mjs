@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Stdio framing throughput: the native read buffer (lib/stdio/patch.cjs) against the
+// Stdio framing throughput: the native read buffer (lib/patch/transports.cjs) against the
 // SDK's own ReadBuffer (1.x and 2.x) and against plain JSON.parse of the same
 // lines, measured in the same run.
 //
@@ -52,7 +52,7 @@ const Dispatcher = require('../lib/classify/dispatch.cjs').dispatcherClass();
 const { ReadBuffer: ReadBuffer1 } = require('@modelcontextprotocol/sdk/shared/stdio.js');
 const { ReadBuffer: ReadBuffer2 } = require('@modelcontextprotocol/client');
 const { StdioClientTransport: StdioClientTransport1 } = require('@modelcontextprotocol/sdk/client/stdio.js');
-const { _useNativeReadBuffer } = require('../lib/stdio/patch.cjs');
+const { _useNativeReadBuffer } = require('../lib/patch/transports.cjs');
 const FLOOR_TARGET = TARGETS.mainThreadVsParse;
 
 // --- workloads -------------------------------------------------------------

@@ -111,7 +111,7 @@ class MessageReader {
     // rare message whose schema parse drops keys (CODE_SCHEMA_STRIPS).
     this._reference = typeof options.reference === 'function' ? options.reference : undefined;
     // The SDK release's schemas differ from the framer's (see
-    // schemasDiffer() in lib/stdio/patch.cjs): error responses go through
+    // schemasDiffer() in lib/patch/transports.cjs): error responses go through
     // the SDK's own parse too.
     this._verify = options.verify === true && this._reference !== undefined;
     this._sdk = options.sdk ?? 1;

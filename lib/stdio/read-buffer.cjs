@@ -1,6 +1,6 @@
 'use strict';
 // NativeReadBuffer: the native drop-in for the MCP SDK's stdio ReadBuffer
-// (lib/stdio/patch.cjs puts it into transports with `offThread: false`), the
+// (lib/patch/transports.cjs puts it into transports with `offThread: false`), the
 // message reader (lib/stdio/message-reader.cjs) over the main-thread framer.
 // Loaded when the first transport starts, not when the SDK loads.
 //

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { drainMessages } from './support/read-buffer.mjs';
 
 const require = createRequire(import.meta.url);
-const { patchStdioTransport } = require('../../lib/stdio/patch.cjs');
+const { patchStdioTransport } = require('../../lib/patch/transports.cjs');
 const { NativeReadBuffer } = require('../../lib/stdio/read-buffer.cjs');
 const { patchProtocol } = require('../../lib/patch/protocol.cjs');
 const native = require('../../lib/native/addon.cjs');

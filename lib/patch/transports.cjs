@@ -1,5 +1,6 @@
 'use strict';
-// Native stdio framing for the MCP SDK's stdio transports.
+// Patching the MCP SDK's stdio transports for native framing, and install()'s
+// plan for them (beside Protocol's, lib/patch/protocol.cjs).
 //
 // patchStdioTransport(Transport) swaps a transport instance's `_readBuffer`,
 // as its start() begins, for a NativeReadBuffer (lib/stdio/read-buffer.cjs: the
@@ -13,7 +14,7 @@
 // them.
 
 const native = require('../native/addon.cjs');
-const { UnsupportedSdkError, describeSource, patchRecordOf, replaceMethods, warnUnsupported } = require('../patch/patching.cjs');
+const { UnsupportedSdkError, describeSource, patchRecordOf, replaceMethods, warnUnsupported } = require('./records.cjs');
 const { sourceOfFile } = require('../discover/package-of.cjs');
 // What this file knows of the SDK's transports and ReadBuffers, the adapters say.
 const sdkModules = require('../adapters/modules.cjs');
@@ -23,12 +24,12 @@ const kPatch = Symbol.for('mcp-ordered-dispatch.stdio-patch');
 
 /** lib/stdio/read-buffer.cjs, loaded when first needed (a transport starts, or a caller asks for NativeReadBuffer). */
 function readBuffer() {
-  return require('./read-buffer.cjs');
+  return require('../stdio/read-buffer.cjs');
 }
 
 /** Whether a transport's read buffer is one of ours (NativeReadBuffer or ThreadReadBuffer). */
 function isNativeReadBuffer(buffer) {
-  return require('./message-reader.cjs').isNativeReader(buffer);
+  return require('../stdio/message-reader.cjs').isNativeReader(buffer);
 }
 
 function describe(Transport, source) {
@@ -75,7 +76,7 @@ function useNativeReadBuffer(transport, record) {
   const { maxBufferSize, held, generation, Reference } = adapter.stockReadBuffer(stock);
   const sdk = record.sdk ?? generation;
   // offThread (lib/stdio/thread-read-buffer.cjs): framed on a worker thread, delivered to this transport.
-  const ReadBuffer = record.offThread ? require('./thread-read-buffer.cjs').ThreadReadBuffer : NativeReadBuffer;
+  const ReadBuffer = record.offThread ? require('../stdio/thread-read-buffer.cjs').ThreadReadBuffer : NativeReadBuffer;
   const buffer = new ReadBuffer({
     ...(record.offThread ? { ...(record.offThread === true ? {} : record.offThread), transport } : {}),
     // The stock buffer's own limit, whatever it is (none: none here either).
@@ -127,7 +128,7 @@ function patchStdioTransport(Transport, options = {}) {
   // it also patches close(), which delivers what the worker holds first.
   // Its defaults (true, or no option) load it only when a transport starts:
   // an application that never starts one does not pay for the file.
-  const offThread = options.offThread === false ? undefined : typeof options.offThread === 'object' ? require('./thread-read-buffer.cjs').threadOptions(options.offThread) : true;
+  const offThread = options.offThread === false ? undefined : typeof options.offThread === 'object' ? require('../stdio/thread-read-buffer.cjs').threadOptions(options.offThread) : true;
   const originalClose = Transport.prototype.close;
   const close = function close(...args) {
     const buffer = adapter.readBufferOf(this);
