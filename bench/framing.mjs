@@ -46,6 +46,7 @@ const now = CPU ? () => Number(fs.readFileSync(SCHEDSTAT, 'latin1').split(' ')[0
 
 
 const { NativeReadBuffer } = require('../lib/stdio/read-buffer.cjs');
+const { kHandoff } = require('../lib/stdio/handoff.cjs');
 const native = require('../lib/native/addon.cjs');
 const { StdioFramer } = native;
 const Dispatcher = require('../lib/classify/dispatch.cjs').dispatcherClass();
@@ -261,7 +262,7 @@ function benchHandoff(count, runs) {
     rb.append(chunk);
     for (let m; (m = rb.readMessage()) !== null; ) {
       messages.push(m);
-      codes.push(rb._handoff.code);
+      codes.push(rb[kHandoff].code);
     }
   }
   const d = new Dispatcher({ sdk: 1, onResponse() {}, onRequest() {}, onNotification() {}, onInvalid() {}, onError() {} });
@@ -269,8 +270,8 @@ function benchHandoff(count, runs) {
   const loop = (enabled, dispatch) => {
     const t0 = now();
     for (let i = 0; i < messages.length; i++) {
-      rb._handoff.message = messages[i];
-      rb._handoff.code = codes[i];
+      rb[kHandoff].message = messages[i];
+      rb[kHandoff].code = codes[i];
       if (dispatch) {
         if (enabled) d._dispatchFrom(rb, messages[i], undefined);
         else d.dispatch(messages[i], undefined);
@@ -286,7 +287,7 @@ function benchHandoff(count, runs) {
     off.push(loop(false, true));
     on.push(loop(true, true));
   }
-  rb._handoff.message = undefined;
+  rb[kHandoff].message = undefined;
   const ns = (ms) => ((ms - Math.min(...base)) * 1e6) / messages.length;
   return { messages: messages.length, gathered: ns(Math.min(...off)), handedOff: ns(Math.min(...on)) };
 }
