@@ -1,13 +1,13 @@
 'use strict';
 // The addon loads on first use: requiring the package never throws for a missing binary.
 const { lazyBinding, NativeAddonError } = require('./lib/native/addon.cjs');
-const Dispatcher = lazyBinding('Dispatcher');
+const { Dispatcher } = require('./lib/classify/dispatch.cjs');
 const ProgressTokens = lazyBinding('ProgressTokens');
 const classify = lazyBinding('classify');
 const { patchProtocol, isPatched, dispatcherOf, UnsupportedSdkError } = require('./lib/patch/protocol.cjs');
 const { configure, dispatchStats } = require('./lib/progress/tokens.cjs');
 const { install } = require('./lib/patch/install.cjs');
-const { patchStdioTransport, isStdioPatched } = require('./lib/stdio/patch.cjs');
+const { patchStdioTransport, isStdioPatched } = require('./lib/patch/transports.cjs');
 const { NativeReadBuffer, StdioFramingError } = require('./lib/stdio/read-buffer.cjs');
 
 // Names only (no `key: value`), so that Node finds them for index.mjs's `export *`.

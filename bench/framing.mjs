@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Stdio framing throughput: the native read buffer (lib/stdio/patch.cjs) against the
+// Stdio framing throughput: the native read buffer (lib/patch/transports.cjs) against the
 // SDK's own ReadBuffer (1.x and 2.x) and against plain JSON.parse of the same
 // lines, measured in the same run.
 //
@@ -46,12 +46,14 @@ const now = CPU ? () => Number(fs.readFileSync(SCHEDSTAT, 'latin1').split(' ')[0
 
 
 const { NativeReadBuffer } = require('../lib/stdio/read-buffer.cjs');
+const { kHandoff } = require('../lib/stdio/handoff.cjs');
 const native = require('../lib/native/addon.cjs');
-const { StdioFramer, Dispatcher } = native;
+const { StdioFramer } = native;
+const Dispatcher = require('../lib/classify/dispatch.cjs').dispatcherClass();
 const { ReadBuffer: ReadBuffer1 } = require('@modelcontextprotocol/sdk/shared/stdio.js');
 const { ReadBuffer: ReadBuffer2 } = require('@modelcontextprotocol/client');
 const { StdioClientTransport: StdioClientTransport1 } = require('@modelcontextprotocol/sdk/client/stdio.js');
-const { _useNativeReadBuffer } = require('../lib/stdio/patch.cjs');
+const { _useNativeReadBuffer } = require('../lib/patch/transports.cjs');
 const FLOOR_TARGET = TARGETS.mainThreadVsParse;
 
 // --- workloads -------------------------------------------------------------
@@ -260,7 +262,7 @@ function benchHandoff(count, runs) {
     rb.append(chunk);
     for (let m; (m = rb.readMessage()) !== null; ) {
       messages.push(m);
-      codes.push(rb._handoff.code);
+      codes.push(rb[kHandoff].code);
     }
   }
   const d = new Dispatcher({ sdk: 1, onResponse() {}, onRequest() {}, onNotification() {}, onInvalid() {}, onError() {} });
@@ -268,8 +270,8 @@ function benchHandoff(count, runs) {
   const loop = (enabled, dispatch) => {
     const t0 = now();
     for (let i = 0; i < messages.length; i++) {
-      rb._handoff.message = messages[i];
-      rb._handoff.code = codes[i];
+      rb[kHandoff].message = messages[i];
+      rb[kHandoff].code = codes[i];
       if (dispatch) {
         if (enabled) d._dispatchFrom(rb, messages[i], undefined);
         else d.dispatch(messages[i], undefined);
@@ -285,7 +287,7 @@ function benchHandoff(count, runs) {
     off.push(loop(false, true));
     on.push(loop(true, true));
   }
-  rb._handoff.message = undefined;
+  rb[kHandoff].message = undefined;
   const ns = (ms) => ((ms - Math.min(...base)) * 1e6) / messages.length;
   return { messages: messages.length, gathered: ns(Math.min(...off)), handedOff: ns(Math.min(...on)) };
 }

@@ -23,7 +23,7 @@ const workload = String(args.workload ?? 'small');
 const part = String(args.part ?? 'reader');
 const rounds = Math.min(Number(args.rounds ?? 10), 1000);
 
-const { _useNativeReadBuffer } = require('../lib/stdio/patch.cjs');
+const { _useNativeReadBuffer } = require('../lib/patch/transports.cjs');
 const { NativeReadBuffer } = require('../lib/stdio/read-buffer.cjs');
 const { StdioFramer } = require('../lib/native/addon.cjs');
 const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js');

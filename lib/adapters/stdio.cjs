@@ -1,7 +1,7 @@
 'use strict';
 // Adapter for the SDK's stdio transports (1.x `StdioClientTransport` /
 // `StdioServerTransport`, 2.x `@modelcontextprotocol/client/stdio` and
-// `@modelcontextprotocol/server/stdio`; ESM and CJS builds): what lib/stdio/patch.cjs
+// `@modelcontextprotocol/server/stdio`; ESM and CJS builds): what lib/patch/transports.cjs
 // needs to know about them to swap their ReadBuffer for a NativeReadBuffer -
 // the shape of a transport class it can patch, how an instance keeps its
 // stock ReadBuffer (and that buffer's limit and held bytes), which generation
@@ -99,7 +99,7 @@ function stockReadBuffer(stock) {
 // releases: an error response without id, ids and progress tokens beyond
 // safe integers, odd related-task objects, ...). The framer mirrors the
 // newest releases; a release that judges any of these differently gets
-// verify mode (lib/stdio/patch.cjs). Every line here is valid JSON.
+// verify mode (lib/patch/transports.cjs). Every line here is valid JSON.
 const CANARIES = [
   '{"jsonrpc":"2.0","error":{"code":1,"message":""}}',
   '{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":""}}',

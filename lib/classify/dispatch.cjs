@@ -1,11 +1,13 @@
 'use strict';
 // The classify stage's JavaScript side: the front end of the native
-// Dispatcher's `dispatch`, installed on Dispatcher.prototype when the addon
-// loads (lib/native/addon.cjs). It gathers the fields the Rust classifier
-// reads in one call, and takes the stdio reader's hand-off
-// (lib/stdio/handoff.cjs) instead where the framer already classified the
-// message.
+// Dispatcher's `dispatch`, installed on Dispatcher.prototype by this file
+// when its Dispatcher is first asked for (dispatcherClass(), or the public
+// `Dispatcher` stand-in), once: the addon loader only loads. It gathers the
+// fields the Rust classifier reads in one call, and takes the stdio reader's
+// hand-off (lib/stdio/handoff.cjs) instead where the framer already
+// classified the message.
 
+const native = require('../native/addon.cjs');
 const { takeHandoff } = require('../stdio/handoff.cjs');
 
 const { RELATED_TASK, PROGRESS_METHOD } = require('../adapters/common.cjs');
@@ -141,4 +143,24 @@ function installGatheringDispatch(native) {
   return native;
 }
 
-module.exports = { installGatheringDispatch, GATHERED_ORDER };
+let Dispatcher;
+
+/**
+ * The addon's Dispatcher class with this front end on its prototype: loads
+ * the addon (a NativeAddonError when none loads) and installs, the first time.
+ */
+function dispatcherClass() {
+  if (Dispatcher === undefined) {
+    const addon = native.load();
+    installGatheringDispatch(addon);
+    Dispatcher = addon.Dispatcher;
+  }
+  return Dispatcher;
+}
+
+module.exports = {
+  dispatcherClass,
+  // The public `Dispatcher`: requiring the package must not load the addon.
+  Dispatcher: native.lazyBinding('Dispatcher', dispatcherClass),
+  GATHERED_ORDER,
+};

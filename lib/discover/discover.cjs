@@ -219,7 +219,7 @@ function findSdkCopies(bases) {
 
 /**
  * Like findSdkCopies, for any table of [{ name, subpath, ...extra }] (e.g.
- * lib/stdio/patch.cjs's stdio transport modules): [{ name, version, build, file,
+ * lib/patch/transports.cjs's stdio transport modules): [{ name, version, build, file,
  * root, ...extra }], without duplicates.
  */
 function findSdkFiles(bases, packages) {

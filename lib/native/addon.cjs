@@ -5,8 +5,8 @@
 // the file named by MCP_ORDERED_DISPATCH_NATIVE if set, else the platform
 // package (`mcp-ordered-dispatch-<platform>`), else a local build in a clone.
 // Exports the addon's exports ({ Dispatcher, classify, ... }, each a getter
-// that loads it), with Dispatcher.prototype.dispatch replaced by its
-// JavaScript front end (lib/classify/dispatch.cjs), plus load() and
+// that loads it) as the addon defines them (the Dispatcher's JavaScript front
+// end is lib/classify/dispatch.cjs's to install), plus load() and
 // NativeAddonError; and the platform names below.
 //
 // The napi-rs convention: one npm package per platform, named
@@ -246,7 +246,6 @@ function load() {
   if (failure) throw failure;
   try {
     const found = loadAddon();
-    require('../classify/dispatch.cjs').installGatheringDispatch(found.addon);
     loaded = found;
     for (const name of Object.keys(found.addon)) {
       if (!Object.hasOwn(module.exports, name)) module.exports[name] = found.addon[name];
@@ -267,10 +266,10 @@ function loadedFrom() {
  * A stand-in for the addon's class or function `name` that loads the addon
  * when first used (called, constructed, or a property read), for the public
  * entry points: `import { Dispatcher } from 'mcp-ordered-dispatch'` must not
- * load it. `instanceof` and static/prototype access reach the real one.
+ * load it. `instanceof` and static/prototype access reach the real one:
+ * `real()` (default: the addon's own export `name`).
  */
-function lazyBinding(name) {
-  const real = () => load()[name];
+function lazyBinding(name, real = () => load()[name]) {
   // eslint-disable-next-line func-names
   const target = function () {};
   Object.defineProperty(target, 'name', { value: name });

@@ -2,10 +2,10 @@
 // install(): patch every SDK copy the application resolves, now.
 
 const { patchProtocol, sdkStatus, UnsupportedSdkError } = require('./protocol.cjs');
-const { describeSource } = require('./patching.cjs');
+const { describeSource } = require('./records.cjs');
 const { findSdkCopies, defaultBases } = require('../discover/discover.cjs');
 const progress = require('../progress/tokens.cjs');
-const stdio = require('../stdio/patch.cjs');
+const stdio = require('./transports.cjs');
 const native = require('../native/addon.cjs');
 const { protocolExportOf } = require('../adapters/modules.cjs');
 

@@ -18,7 +18,7 @@ const { notificationHandlerError, unknownMessageError } = require('../adapters/c
 const { notificationDispatch, generationOfShape } = require('../adapters/upstream.cjs');
 const progress = require('../progress/tokens.cjs');
 const stdioAdapter = require('../adapters/stdio.cjs');
-const { UnsupportedSdkError, describeSource, patchRecordOf, replaceMethods } = require('./patching.cjs');
+const { UnsupportedSdkError, describeSource, patchRecordOf, replaceMethods } = require('./records.cjs');
 
 // Each adapter loads when a class is first checked against it, the one for
 // the generation the class's shape names first: a process that loads only
@@ -66,7 +66,10 @@ function keep(state, error) {
 }
 
 function dispatcherFor(protocol, state, generation) {
-  return new native.Dispatcher({
+  // The Dispatcher's front end (lib/classify/dispatch.cjs) loads when the
+  // first Protocol connects, not when the SDK loads.
+  const Dispatcher = require('../classify/dispatch.cjs').dispatcherClass();
+  return new Dispatcher({
     // The classifier mirrors the SDK generation's own schemas.
     sdk: generation,
     onResponse: (message) => {
@@ -180,7 +183,7 @@ function interceptRouting(protocol, transport, generation) {
       transport.onmessage = function orderedOnMessage(message, extra) {
         previous?.(message, extra);
         // The read buffer it came from, if any (stdio: a native one hands
-        // over the framer's classification, lib/stdio/patch.cjs).
+        // over the framer's classification, lib/patch/transports.cjs).
         const source = stdioAdapter.handoffSourceOf(transport);
         // From inside a callback: queued, it runs right after it; what it
         // throws leaves the outermost call.

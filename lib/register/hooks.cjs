@@ -49,8 +49,8 @@ function loadMachinery() {
   try {
     const { patchProtocol, isPatched } = require('../patch/protocol.cjs');
     const { sourceOfFile } = require('../discover/package-of.cjs');
-    const { patchStdioExports, patchStdioTransport, isStdioPatched } = require('../stdio/patch.cjs');
-    const { warnUnsupported } = require('../patch/patching.cjs');
+    const { patchStdioExports, patchStdioTransport, isStdioPatched } = require('../patch/transports.cjs');
+    const { warnUnsupported } = require('../patch/records.cjs');
     require('../native/addon.cjs').load(); // the addon loads lazily: a NativeAddonError surfaces here
     machinery = { patchProtocol, isPatched, sourceOfFile, patchStdioExports, patchStdioTransport, isStdioPatched, warnUnsupported };
   } catch (error) {

@@ -62,7 +62,7 @@ function patchCjsCopiesNow(load = require) {
 
 function warnNotLoaded(copy, error) {
   process.emitWarning(
-    `mcp-ordered-dispatch: could not load ${require('../patch/patching.cjs').describeSource(copy)} to patch it: ${error?.message ?? error}`,
+    `mcp-ordered-dispatch: could not load ${require('../patch/records.cjs').describeSource(copy)} to patch it: ${error?.message ?? error}`,
     { type: 'UnsupportedSdkWarning', code: 'MCP_ORDERED_DISPATCH_UNSUPPORTED' },
   );
 }

@@ -15,8 +15,12 @@
 // message (another object, a stock read buffer, a message the transport
 // changed or made) is dispatched as any message is.
 //
-// A read buffer holds its Handoff as its `_handoff` field (an own field, so
-// no accessor on Object.prototype sees it).
+// A read buffer holds its message reader's Handoff as its own field under
+// kHandoff (a symbol: no accessor on Object.prototype sees it, and it is no
+// public member of the read buffer).
+
+/** The key a read buffer holds its Handoff under. */
+const kHandoff = Symbol('mcp-ordered-dispatch.handoff');
 
 class Handoff {
   // The message readMessage() just returned, if offered, and its code.
@@ -31,11 +35,16 @@ class Handoff {
  * for `message`, taken (once), or 0 when it offered none for this very object.
  */
 function takeHandoff(source, message) {
-  const handoff = typeof source === 'object' && source !== null ? source._handoff : undefined;
+  const handoff = typeof source === 'object' && source !== null ? source[kHandoff] : undefined;
   if (!(handoff instanceof Handoff) || message !== handoff.message || message === undefined) return 0;
   handoff.message = undefined;
   handoff.hits++;
   return handoff.code;
 }
 
-module.exports = { Handoff, takeHandoff };
+/** Whether `buffer` is one of this package's read buffers (either source): it offers hand-offs. */
+function offersHandoff(buffer) {
+  return buffer !== null && typeof buffer === 'object' && buffer[kHandoff] instanceof Handoff;
+}
+
+module.exports = { Handoff, kHandoff, takeHandoff, offersHandoff };

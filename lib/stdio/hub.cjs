@@ -78,7 +78,7 @@ function releaseHeld() {
     release = setTimeout(releaseHeld, 1).unref();
     return;
   }
-  for (const buffer of held) buffer._release();
+  for (const buffer of held) buffer.resumeHeld();
   held.clear();
 }
 

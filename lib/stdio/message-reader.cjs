@@ -7,11 +7,13 @@
 // (lib/stdio/handoff.cjs). What it keeps exactly as the SDK does is described
 // at the top of lib/stdio/read-buffer.cjs.
 //
-// A source is what made the results: { _entryText(index), _entryRecheck(index) } for
-// an entry of its last result - the line's raw text where the handed-over
-// text differs from it (or undefined), and the framer's checking path's
-// verdict on a line whose body JSON.parse refused (an `out`, undefined for a
-// line the SDK drops, or null where the source checked every body already).
+// What made the results tells it two things about an entry of its last
+// result, given as named options (the main-thread framer gives both, the
+// worker neither): `entryText(index)`, the line's raw text where the
+// handed-over text differs from it (or undefined), and `entryRecheck(index)`,
+// the framer's checking path's verdict on a line whose body JSON.parse
+// refused (an `out`, or undefined for a line the SDK drops). Without
+// entryRecheck, the source checked every body already.
 
 const native = require('../native/addon.cjs');
 // What this file knows of the SDK's messages and schemas, the adapter says.
@@ -49,29 +51,6 @@ class StdioFramingError extends Error {
   }
 }
 
-/** The framer's own line limit for a ReadBuffer limit (none: the largest safe integer). */
-function framerLimit(max) {
-  return typeof max === 'number' && Number.isFinite(max) && max >= 1 ? Math.floor(max) : Number.MAX_SAFE_INTEGER;
-}
-
-const BLANK_LINES = ['report', 'skip'];
-
-/**
- * The framer's options (StdioFramer's and StdioThreadReader's alike) for a
- * read buffer's: { sdk, maxMessageSize, blankLines, strict }.
- */
-function framerOptions(options, maxBufferSize) {
-  if (options.blankLines !== undefined && !BLANK_LINES.includes(options.blankLines)) {
-    throw new TypeError("options.blankLines must be 'report' or 'skip'");
-  }
-  return {
-    sdk: options.sdk ?? 1,
-    maxMessageSize: framerLimit(maxBufferSize),
-    blankLines: options.blankLines,
-    strict: options.strict === true,
-  };
-}
-
 class MessageReader {
   // Fields, not assignments in the constructor: defined on the instance, so
   // that no accessor on Object.prototype sees or takes them.
@@ -93,7 +72,8 @@ class MessageReader {
   handoff = new Handoff();
   // The code of the message readMessage() last returned.
   _lastCode = 0;
-  _source = undefined;
+  _entryText = undefined;
+  _entryRecheck = undefined;
   _reference = undefined;
   _referenceBuffer = undefined;
   _verify = false;
@@ -101,21 +81,20 @@ class MessageReader {
   _strict = false;
 
   /**
-   * options: { sdk?: 1 | 2, strict?: boolean, reference?: the stock
-   * ReadBuffer class this replaces, verify?: boolean }; source: see the top.
+   * options: a read buffer's, resolved (lib/stdio/options.cjs readerOptions()):
+   * { sdk, strict, reference: the stock ReadBuffer class this replaces, if
+   * any (it parses the rare message whose schema parse drops keys,
+   * CODE_SCHEMA_STRIPS), verify }; source: { entryText?, entryRecheck? }
+   * (see the top).
    */
-  constructor(options, source) {
+  constructor(options, { entryText, entryRecheck } = {}) {
     readBoundary();
-    this._source = source;
-    // The stock ReadBuffer class this one replaces, if any: it parses the
-    // rare message whose schema parse drops keys (CODE_SCHEMA_STRIPS).
-    this._reference = typeof options.reference === 'function' ? options.reference : undefined;
-    // The SDK release's schemas differ from the framer's (see
-    // schemasDiffer() in lib/stdio/patch.cjs): error responses go through
-    // the SDK's own parse too.
-    this._verify = options.verify === true && this._reference !== undefined;
-    this._sdk = options.sdk ?? 1;
-    this._strict = options.strict === true;
+    this._entryText = entryText;
+    this._entryRecheck = entryRecheck;
+    this._reference = options.reference;
+    this._verify = options.verify;
+    this._sdk = options.sdk;
+    this._strict = options.strict;
   }
 
   /** Whether entries of earlier results are still unread. */
@@ -193,7 +172,7 @@ class MessageReader {
   // line's { message, error } (_badLine), or, should that path accept what
   // V8 refused, an error.
   _recheck(index, parseError) {
-    const out = this._source._entryRecheck(index);
+    const out = this._entryRecheck === undefined ? null : this._entryRecheck(index);
     if (out === undefined) return { message: null, error: undefined };
     const entries = out === null ? null : out[OUT_ENTRIES];
     if (entries === null || entries[ENTRY_CODE] > 0) {
@@ -247,7 +226,7 @@ class MessageReader {
       try {
         // The line's text as it came (the handed-over text may have escapes
         // instead of characters beyond ASCII, which an SDK error could quote).
-        const text = this._source._entryText(k / ENTRY_SIZE) ?? out[s].slice(meta[k + ENTRY_START], meta[k + ENTRY_END]);
+        const text = (this._entryText === undefined ? undefined : this._entryText(k / ENTRY_SIZE)) ?? out[s].slice(meta[k + ENTRY_START], meta[k + ENTRY_END]);
         message = this._asSdkParses(message, text);
       } catch (sdkError) {
         error = sdkError;
@@ -328,11 +307,6 @@ class MessageReader {
   }
 }
 
-/** Whether `buffer` is one of this package's read buffers (either source): it reads through a MessageReader. */
-function isNativeReader(buffer) {
-  return buffer !== null && typeof buffer === 'object' && buffer._reader instanceof MessageReader;
-}
-
 function framingError(out, e) {
   return new StdioFramingError(out[e + BAD_MESSAGE], out[e + BAD_OFFSET], out[e + BAD_LINE], out[e + BAD_REASON]);
 }
@@ -368,4 +342,4 @@ function parseBatch(out, meta, count) {
   }
 }
 
-module.exports = { MessageReader, StdioFramingError, framerLimit, framerOptions, isNativeReader };
+module.exports = { MessageReader, StdioFramingError };

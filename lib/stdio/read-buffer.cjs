@@ -1,6 +1,6 @@
 'use strict';
 // NativeReadBuffer: the native drop-in for the MCP SDK's stdio ReadBuffer
-// (lib/stdio/patch.cjs puts it into transports with `offThread: false`), the
+// (lib/patch/transports.cjs puts it into transports with `offThread: false`), the
 // message reader (lib/stdio/message-reader.cjs) over the main-thread framer.
 // Loaded when the first transport starts, not when the SDK loads.
 //
@@ -68,7 +68,9 @@
 const native = require('../native/addon.cjs');
 // The SDK's limit and its error, the adapter says.
 const { DEFAULT_MAX_BUFFER_SIZE, readBufferOverflow } = require('../adapters/stdio.cjs');
-const { MessageReader, StdioFramingError, framerOptions } = require('./message-reader.cjs');
+const { MessageReader, StdioFramingError } = require('./message-reader.cjs');
+const { readerOptions } = require('./options.cjs');
+const { kHandoff } = require('./handoff.cjs');
 
 /**
  * Drop-in for the SDK's ReadBuffer, backed by the native framer.
@@ -83,31 +85,27 @@ class NativeReadBuffer {
   _framer = undefined;
   _reader = undefined;
   // The message reader's, for the Dispatcher (lib/stdio/handoff.cjs).
-  _handoff = undefined;
+  [kHandoff] = undefined;
 
   constructor(options = {}) {
-    this._maxBufferSize = options.maxBufferSize ?? DEFAULT_MAX_BUFFER_SIZE;
-    this._framer = new native.StdioFramer({
-      ...framerOptions(options, this._maxBufferSize),
+    const resolved = readerOptions(options);
+    this._maxBufferSize = resolved.maxBufferSize;
+    const framer = new native.StdioFramer({
+      ...resolved.framer,
       // The framer reads each line's envelope and leaves its body's syntax
       // to the reader's JSON.parse, which it runs anyway; a line JSON.parse
       // refuses is then judged by the framer's checking path (recheck).
       checkBodies: false,
     });
-    this._reader = new MessageReader(options, this);
-    this._handoff = this._reader.handoff;
-  }
-
-  // The message reader's source (lib/stdio/message-reader.cjs): the raw
-  // text of the last push's entry `index` where the handed-over text differs
-  // from it (escapes in place of characters beyond ASCII), else undefined;
-  // and the framer's checking path's verdict on it.
-  _entryText(index) {
-    return this._framer.text(index);
-  }
-
-  _entryRecheck(index) {
-    return this._framer.recheck(index);
+    this._framer = framer;
+    // The last push's entry `index`: its raw text where the handed-over text
+    // differs from it (escapes in place of characters beyond ASCII), else
+    // undefined; and the framer's checking path's verdict on it.
+    this._reader = new MessageReader(resolved, {
+      entryText: (index) => framer.text(index),
+      entryRecheck: (index) => framer.recheck(index),
+    });
+    this[kHandoff] = this._reader.handoff;
   }
 
   // The SDK's rule, at the SDK's point (see the top of this file): the

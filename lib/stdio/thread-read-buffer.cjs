@@ -43,32 +43,10 @@
 
 const native = require('../native/addon.cjs');
 const adapter = require('../adapters/stdio.cjs');
-const { MessageReader, framerOptions } = require('./message-reader.cjs');
+const { MessageReader } = require('./message-reader.cjs');
+const { readerOptions, threadOptions, THREAD_DEFAULTS } = require('./options.cjs');
 const { useHub, holdIfOver } = require('./hub.cjs');
-
-/**
- * Defaults of the hand-over bounds (bench/eventloop.mjs): a piece carries
- * at most this many bytes of message text and this many lines; a chunk of at
- * most `inlineMax` bytes is framed on the main thread when the worker is idle.
- */
-const THREAD_DEFAULTS = Object.freeze({ maxBatchBytes: 64 * 1024, maxBatchMessages: 512, inlineMax: 16 * 1024, highWater: 256 * 1024 });
-
-function positiveInteger(value, name, fallback) {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1 || value > 0x7fffffff) throw new TypeError(`offThread.${name} must be a positive integer`);
-  return value;
-}
-
-/** The offThread option ({ maxBatchBytes, maxBatchMessages, inlineMax, highWater }) checked, with defaults. */
-function threadOptions(offThread) {
-  const o = offThread !== null && typeof offThread === 'object' ? offThread : {};
-  return {
-    maxBatchBytes: positiveInteger(o.maxBatchBytes, 'maxBatchBytes', THREAD_DEFAULTS.maxBatchBytes),
-    maxBatchMessages: positiveInteger(o.maxBatchMessages, 'maxBatchMessages', THREAD_DEFAULTS.maxBatchMessages),
-    inlineMax: o.inlineMax === 0 ? 0 : positiveInteger(o.inlineMax, 'inlineMax', THREAD_DEFAULTS.inlineMax),
-    highWater: positiveInteger(o.highWater, 'highWater', THREAD_DEFAULTS.highWater),
-  };
-}
+const { kHandoff } = require('./handoff.cjs');
 
 let OUT_BATCH;
 
@@ -82,7 +60,7 @@ class ThreadReadBuffer {
   _maxBufferSize = adapter.DEFAULT_MAX_BUFFER_SIZE;
   // The message reader, and its hand-off for the Dispatcher (lib/stdio/handoff.cjs).
   _reader = undefined;
-  _handoff = undefined;
+  [kHandoff] = undefined;
   // The addon's StdioThreadReader: the worker and its queue of pieces.
   _worker = undefined;
   _transport = undefined;
@@ -105,8 +83,8 @@ class ThreadReadBuffer {
 
   constructor(options = {}) {
     ({ OUT_BATCH } = native.boundary);
-    this._maxBufferSize = options.maxBufferSize ?? adapter.DEFAULT_MAX_BUFFER_SIZE;
-    const framer = framerOptions(options, this._maxBufferSize);
+    const resolved = readerOptions(options);
+    this._maxBufferSize = resolved.maxBufferSize;
     const { maxBatchBytes, maxBatchMessages, inlineMax, highWater } = threadOptions(options);
     this._highWater = highWater;
     this._maxBatchBytes = maxBatchBytes;
@@ -115,23 +93,14 @@ class ThreadReadBuffer {
     useHub(Worker);
     this._limited = Number.isFinite(this._maxBufferSize);
     // StdioFramer's options, and the hand-over bounds.
-    this._worker = new Worker({ ...framer, maxBatchBytes, maxBatchMessages, inlineMax });
-    this._reader = new MessageReader(options, this);
-    this._handoff = this._reader.handoff;
+    this._worker = new Worker({ ...resolved.framer, maxBatchBytes, maxBatchMessages, inlineMax });
+    // The worker's pieces carry each line's own text (no escapes), and it
+    // checked every line's body: no entryText, no entryRecheck.
+    this._reader = new MessageReader(resolved);
+    this[kHandoff] = this._reader.handoff;
     this._transport = options.transport;
     // Called by the hand-over (lib/stdio/hub.cjs) in this reader's turn.
     this._worker.onready = () => this._pump();
-  }
-
-  // The message reader's source (lib/stdio/message-reader.cjs): the
-  // worker's pieces carry each line's own text (no escapes), and it checked
-  // every line's body, so JSON.parse refusing one is no case for a recheck.
-  _entryText() {
-    return undefined;
-  }
-
-  _entryRecheck() {
-    return null;
   }
 
   readMessage() {
@@ -161,14 +130,14 @@ class ThreadReadBuffer {
         // whether or not a line completed meanwhile.
         this._worker.wakeBelow(this._highWater >> 2);
       } else if (holdIfOver(this, this._stream)) {
-        // Paused on the overall bound (lib/stdio/hub.cjs): _release() resumes.
+        // Paused on the overall bound (lib/stdio/hub.cjs): resumeHeld() resumes.
         this._heldStream = this._stream;
       }
     }
   }
 
-  // The overall backlog is below its bound again.
-  _release() {
+  /** The overall backlog is below its bound again (lib/stdio/hub.cjs calls it). */
+  resumeHeld() {
     const held = this._heldStream;
     this._heldStream = undefined;
     if (held !== undefined && this._paused !== held) held.resume();
@@ -213,7 +182,7 @@ class ThreadReadBuffer {
   stop() {
     this.flush();
     this._resumeBelow(Infinity);
-    this._release();
+    this.resumeHeld();
     this._worker.stop();
     if (this._stream !== undefined) this._stream.removeListener('end', this._onEnd);
     this._stream = undefined;
@@ -316,16 +285,20 @@ class ThreadReadBuffer {
     stream.once('end', this._onEnd);
   }
 
-  // transport.close() (patched): what was read is delivered first, as stock
-  // delivered it when it was read; unless close() runs inside a delivery
-  // (an onmessage handler), where stock drops the rest of the chunk.
-  _beforeClose() {
+  /**
+   * Before transport.close() (patched, lib/patch/transports.cjs): what was
+   * read is delivered first, as stock delivered it when it was read; unless
+   * close() runs inside a delivery (an onmessage handler), where stock drops
+   * the rest of the chunk.
+   */
+  beforeClose() {
     if (this._delivering === 0) this.flush();
   }
 
-  _afterClose() {
+  /** Once transport.close() settled: the reader stops. */
+  afterClose() {
     if (this._delivering === 0) this.stop();
   }
 }
 
-module.exports = { ThreadReadBuffer, THREAD_DEFAULTS, threadOptions };
+module.exports = { ThreadReadBuffer };

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const { classify, Dispatcher } = require('../../lib/native/addon.cjs');
+const { classify } = require('../../lib/native/addon.cjs');
+const Dispatcher = require('../../lib/classify/dispatch.cjs').dispatcherClass();
 const v1 = await import('@modelcontextprotocol/sdk/types.js');
 const v2 = await import('@modelcontextprotocol/client');
 

@@ -4,7 +4,8 @@
 // surfacing as JS exceptions.
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
-const { Dispatcher, classify, _testPanic } = require('../../lib/native/addon.cjs');
+const { classify, _testPanic } = require('../../lib/native/addon.cjs');
+const Dispatcher = require('../../lib/classify/dispatch.cjs').dispatcherClass();
 
 function recorder() {
   const log = [];

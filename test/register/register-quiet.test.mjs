@@ -143,7 +143,7 @@ test(`node ${process.version}: a process with register that never loads the SDK 
       assert.equal(some.code, 0, show(some));
       const loaded = JSON.parse(some.stdout);
       assert.ok(loaded.includes('register/hooks.cjs'), `${flag}: register's hooks looked at the require: ${loaded}`);
-      for (const heavy of ['native/addon.cjs', 'classify/dispatch.cjs', 'patch/protocol.cjs', 'discover/discover.cjs', 'discover/package-of.cjs', 'stdio/patch.cjs', 'stdio/read-buffer.cjs', 'progress/tokens.cjs', 'register/esm-transform.cjs', 'patch/patching.cjs', 'adapters/v1.cjs', 'adapters/v2.cjs', 'adapters/upstream.cjs', 'adapters/common.cjs']) {
+      for (const heavy of ['native/addon.cjs', 'classify/dispatch.cjs', 'patch/protocol.cjs', 'discover/discover.cjs', 'discover/package-of.cjs', 'patch/transports.cjs', 'stdio/read-buffer.cjs', 'progress/tokens.cjs', 'register/esm-transform.cjs', 'patch/records.cjs', 'adapters/v1.cjs', 'adapters/v2.cjs', 'adapters/upstream.cjs', 'adapters/common.cjs']) {
         assert.ok(!loaded.includes(heavy), `${flag}: ${heavy} loaded at start: ${loaded}`);
       }
     }
@@ -178,7 +178,7 @@ test(`node ${process.version}: with register, loading the SDK loads the patcher 
   const loaded = await runCommand(node, argv, { cwd: root, env: cleanEnv() });
   assert.equal(loaded.code, 0, show(loaded));
   const files = JSON.parse(loaded.stdout);
-  for (const needed of ['patch/protocol.cjs', 'native/addon.cjs', 'stdio/patch.cjs', 'discover/package-of.cjs']) assert.ok(files.includes(needed), `${needed} loaded with the SDK: ${files}`);
+  for (const needed of ['patch/protocol.cjs', 'native/addon.cjs', 'patch/transports.cjs', 'discover/package-of.cjs']) assert.ok(files.includes(needed), `${needed} loaded with the SDK: ${files}`);
   for (const later of ['stdio/read-buffer.cjs', 'stdio/thread-read-buffer.cjs', 'discover/discover.cjs']) assert.ok(!files.includes(later), `${later} not loaded before a transport starts: ${files}`);
   // The SDK-load path's files (both generations' adapters here): 14 shared
   // (the rewrite gates, lib/shape/reach.cjs, among them), one adapter each,

@@ -50,7 +50,7 @@ test('register frames the stdio transports natively too (ESM and CJS builds, 1.x
   const script = `
     import { createRequire } from 'node:module';
     const require = createRequire(process.cwd() + '/x.js');
-    const { isStdioPatched } = require('./lib/stdio/patch.cjs');
+    const { isStdioPatched } = require('./lib/patch/transports.cjs');
     const classes = [
       (await import('@modelcontextprotocol/sdk/client/stdio.js')).StdioClientTransport,
       require('@modelcontextprotocol/sdk/server/stdio.js').StdioServerTransport,

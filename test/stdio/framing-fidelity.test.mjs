@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { generator, rng } from './support/jsonrpc-gen.mjs';
 
 const require = createRequire(import.meta.url);
-const { patchStdioTransport, isNativeReadBuffer } = require('../../lib/stdio/patch.cjs');
+const { patchStdioTransport, isNativeReadBuffer } = require('../../lib/patch/transports.cjs');
 const { NativeReadBuffer } = require('../../lib/stdio/read-buffer.cjs');
 const { ThreadReadBuffer } = require('../../lib/stdio/thread-read-buffer.cjs');
 

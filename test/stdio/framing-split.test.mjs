@@ -14,8 +14,9 @@ import { fileURLToPath } from 'node:url';
 import { drainMessages } from './support/read-buffer.mjs';
 
 const require = createRequire(import.meta.url);
-const { patchStdioTransport } = require('../../lib/stdio/patch.cjs');
+const { patchStdioTransport } = require('../../lib/patch/transports.cjs');
 const { NativeReadBuffer } = require('../../lib/stdio/read-buffer.cjs');
+const { kHandoff } = require('../../lib/stdio/handoff.cjs');
 const { patchProtocol } = require('../../lib/patch/protocol.cjs');
 const native = require('../../lib/native/addon.cjs');
 const { loadSdk, FLAVORS, callTool } = require('../support/sdk.cjs');
@@ -139,7 +140,7 @@ for (const { generation, build } of FLAVORS) {
         assert.equal(error.name, 'StdioFramingError');
         assert.match(error.message, new RegExp(`byte offset ${error.offset}\\b`));
       }
-      assert.ok(transport._readBuffer._handoff.hits > 0, 'the Dispatcher took the framer\'s classification');
+      assert.ok(transport._readBuffer[kHandoff].hits > 0, 'the Dispatcher took the framer\'s classification');
       // The connection is still usable.
       await client.ping();
     } finally {

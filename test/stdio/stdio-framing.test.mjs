@@ -1,4 +1,4 @@
-// lib/stdio/patch.cjs: patching the SDK's stdio transports (1.x and 2.x, client and
+// lib/patch/transports.cjs: patching the SDK's stdio transports (1.x and 2.x, client and
 // server, ESM and CJS builds) so that they frame natively, and what the
 // native read buffer does at the edges (sizes, blank lines, clear, backlog).
 import { test } from 'node:test';
@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { drainMessages } from './support/read-buffer.mjs';
 
 const require = createRequire(import.meta.url);
-const stdio = require('../../lib/stdio/patch.cjs');
+const stdio = require('../../lib/patch/transports.cjs');
 const { patchStdioTransport, isStdioPatched, findStdioTransports, patchStdioTransports, patchStdioExports, isNativeReadBuffer } = stdio;
 const { NativeReadBuffer } = require('../../lib/stdio/read-buffer.cjs');
 const { stdioClassesDefinedIn } = require('../../lib/adapters/modules.cjs');

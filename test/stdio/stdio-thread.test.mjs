@@ -14,7 +14,7 @@ import { generator, rng } from './support/jsonrpc-gen.mjs';
 import { drainMessages } from './support/read-buffer.mjs';
 
 const require = createRequire(import.meta.url);
-const stdio = require('../../lib/stdio/patch.cjs');
+const stdio = require('../../lib/patch/transports.cjs');
 const { patchStdioTransport } = stdio;
 const { NativeReadBuffer } = require('../../lib/stdio/read-buffer.cjs');
 const { ThreadReadBuffer } = require('../../lib/stdio/thread-read-buffer.cjs');
@@ -304,7 +304,7 @@ test('one hand-over per JavaScript thread: 8 transports on the main thread and 8
   // messages out of place (none) and the count seen.
   const body = `
     const { StdioClientTransport } = require(${JSON.stringify(require.resolve('@modelcontextprotocol/sdk/client/stdio.js'))});
-    const { patchStdioTransport } = require(${JSON.stringify(path.join(ROOT, 'lib', 'stdio', 'patch.cjs'))});
+    const { patchStdioTransport } = require(${JSON.stringify(path.join(ROOT, 'lib', 'patch', 'transports.cjs'))});
     const { ThreadReadBuffer } = require(${JSON.stringify(path.join(ROOT, 'lib', 'stdio', 'thread-read-buffer.cjs'))});
     async function run(args) {
       const unpatch = patchStdioTransport(StdioClientTransport, { offThread: { inlineMax: 0 } });

@@ -15,7 +15,8 @@ const path = require('node:path');
 const ROOT = path.join(__dirname, '..', '..', '..');
 const native = require(path.join(ROOT, 'lib', 'native', 'addon.cjs'));
 const { NativeReadBuffer } = require(path.join(ROOT, 'lib', 'stdio', 'read-buffer.cjs'));
-const { Dispatcher, StdioFramer, ProgressTokens } = native;
+const { StdioFramer, ProgressTokens } = native;
+const Dispatcher = require(path.join(ROOT, 'lib', 'classify', 'dispatch.cjs')).dispatcherClass();
 
 const gc = globalThis.gc ?? (() => {});
 const tick = () => new Promise((resolve) => setImmediate(resolve));

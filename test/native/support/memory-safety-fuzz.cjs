@@ -30,7 +30,8 @@ const path = require('node:path');
 const ROOT = path.join(__dirname, '..', '..', '..');
 const native = require(path.join(ROOT, 'lib', 'native', 'addon.cjs'));
 const { NativeReadBuffer, StdioFramingError } = require(path.join(ROOT, 'lib', 'stdio', 'read-buffer.cjs'));
-const { Dispatcher, StdioFramer, ProgressTokens, classify } = native;
+const { StdioFramer, ProgressTokens, classify } = native;
+const Dispatcher = require(path.join(ROOT, 'lib', 'classify', 'dispatch.cjs')).dispatcherClass();
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')));
 const SECONDS = Number(args.seconds ?? 4);

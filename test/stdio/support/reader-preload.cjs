@@ -6,11 +6,11 @@
 // * pieces: the off-thread reader with tiny bounds and no inline framing, so
 //   every chunk hops to the worker and comes back in pieces of a few lines;
 // * main-thread: `offThread: false`, the main-thread reader.
-// Every patchStdioTransport() of lib/stdio/patch.cjs gets that option (unless the
+// Every patchStdioTransport() of lib/patch/transports.cjs gets that option (unless the
 // suite passes its own). At exit it reports how many transports took a
 // buffer of that reader and how many chunks or pieces those took, so the
 // caller can check that the path actually ran.
-const stdio = require('../../../lib/stdio/patch.cjs');
+const stdio = require('../../../lib/patch/transports.cjs');
 const { ThreadReadBuffer } = require('../../../lib/stdio/thread-read-buffer.cjs');
 
 const MODES = {
@@ -26,7 +26,7 @@ stdio.patchStdioTransport = function patchStdioTransport(Transport, options = {}
 };
 
 // Buffers of exactly that class that a patched transport took
-// (lib/adapters/stdio.cjs setReadBuffer, which lib/stdio/patch.cjs calls through
+// (lib/adapters/stdio.cjs setReadBuffer, which lib/patch/transports.cjs calls through
 // the module object), and how many counted calls they had.
 const adapter = require('../../../lib/adapters/stdio.cjs');
 const counts = { buffers: 0, calls: 0 };

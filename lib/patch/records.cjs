@@ -1,6 +1,6 @@
 'use strict';
 // What patching an SDK class takes, for `Protocol` (lib/patch/protocol.cjs) and the
-// stdio transports (lib/stdio/patch.cjs) alike: the error for a class of a shape no
+// stdio transports (lib/patch/transports.cjs) alike: the error for a class of a shape no
 // adapter knows, how an SDK build is named in messages, the record a patched
 // prototype carries, replacing methods on a prototype (and restoring them),
 // and the warning load-time patching gives instead of throwing.

@@ -1,5 +1,6 @@
 'use strict';
-// Native stdio framing for the MCP SDK's stdio transports.
+// Patching the MCP SDK's stdio transports for native framing, and install()'s
+// plan for them (beside Protocol's, lib/patch/protocol.cjs).
 //
 // patchStdioTransport(Transport) swaps a transport instance's `_readBuffer`,
 // as its start() begins, for a NativeReadBuffer (lib/stdio/read-buffer.cjs: the
@@ -13,22 +14,23 @@
 // them.
 
 const native = require('../native/addon.cjs');
-const { UnsupportedSdkError, describeSource, patchRecordOf, replaceMethods, warnUnsupported } = require('../patch/patching.cjs');
+const { UnsupportedSdkError, describeSource, patchRecordOf, replaceMethods, warnUnsupported } = require('./records.cjs');
 const { sourceOfFile } = require('../discover/package-of.cjs');
 // What this file knows of the SDK's transports and ReadBuffers, the adapters say.
 const sdkModules = require('../adapters/modules.cjs');
 const adapter = require('../adapters/stdio.cjs');
+const { transportOptions } = require('../stdio/options.cjs');
 
 const kPatch = Symbol.for('mcp-ordered-dispatch.stdio-patch');
 
 /** lib/stdio/read-buffer.cjs, loaded when first needed (a transport starts, or a caller asks for NativeReadBuffer). */
 function readBuffer() {
-  return require('./read-buffer.cjs');
+  return require('../stdio/read-buffer.cjs');
 }
 
 /** Whether a transport's read buffer is one of ours (NativeReadBuffer or ThreadReadBuffer). */
 function isNativeReadBuffer(buffer) {
-  return require('./message-reader.cjs').isNativeReader(buffer);
+  return require('../stdio/handoff.cjs').offersHandoff(buffer);
 }
 
 function describe(Transport, source) {
@@ -75,14 +77,14 @@ function useNativeReadBuffer(transport, record) {
   const { maxBufferSize, held, generation, Reference } = adapter.stockReadBuffer(stock);
   const sdk = record.sdk ?? generation;
   // offThread (lib/stdio/thread-read-buffer.cjs): framed on a worker thread, delivered to this transport.
-  const ReadBuffer = record.offThread ? require('./thread-read-buffer.cjs').ThreadReadBuffer : NativeReadBuffer;
+  const ReadBuffer = record.offThread ? require('../stdio/thread-read-buffer.cjs').ThreadReadBuffer : NativeReadBuffer;
   const buffer = new ReadBuffer({
-    ...(record.offThread ? { ...(record.offThread === true ? {} : record.offThread), transport } : {}),
+    ...(record.offThread ? { ...record.offThread, transport } : {}),
     // The stock buffer's own limit, whatever it is (none: none here either).
     maxBufferSize,
     sdk,
     blankLines: record.blankLines,
-    strict: record.strict === true,
+    strict: record.strict,
     reference: Reference,
     verify: schemasDiffer(Reference, sdk),
   });
@@ -97,7 +99,9 @@ function useNativeReadBuffer(transport, record) {
  * (instances already started keep their native buffer).
  * options: { sdk?: 1 | 2 (default: from the instance's stock ReadBuffer),
  *            strict?: boolean (see the top of this file),
- *            blankLines?: 'report' | 'skip', source?: { name, version, build } for messages }
+ *            blankLines?: 'report' | 'skip', source?: { name, version, build } for messages,
+ *            offThread?: boolean | { maxBatchBytes?, maxBatchMessages?, inlineMax?, highWater? } }
+ * (checked by lib/stdio/options.cjs transportOptions()).
  * Throws UnsupportedSdkError, patching nothing, for a class of another shape.
  */
 function patchStdioTransport(Transport, options = {}) {
@@ -110,11 +114,7 @@ function patchStdioTransport(Transport, options = {}) {
         'Supported: StdioClientTransport and StdioServerTransport of @modelcontextprotocol/sdk 1.x, @modelcontextprotocol/client and @modelcontextprotocol/server 2.x.',
     );
   }
-  if (options.sdk !== undefined && options.sdk !== 1 && options.sdk !== 2) throw new TypeError('patchStdioTransport(Transport, options): options.sdk must be 1 or 2');
-  if (options.strict !== undefined && typeof options.strict !== 'boolean') throw new TypeError('patchStdioTransport(Transport, options): options.strict must be a boolean');
-  if (options.offThread !== undefined && typeof options.offThread !== 'boolean' && (options.offThread === null || typeof options.offThread !== 'object')) {
-    throw new TypeError('patchStdioTransport(Transport, options): options.offThread must be a boolean or { maxBatchBytes?, maxBatchMessages?, inlineMax?, highWater? }');
-  }
+  const checked = transportOptions(options);
   if (typeof native.StdioFramer !== 'function') {
     throw new Error('mcp-ordered-dispatch: the native addon has no StdioFramer (it predates native stdio framing); rebuild it with `npm run build`.');
   }
@@ -125,23 +125,22 @@ function patchStdioTransport(Transport, options = {}) {
   };
   // The off-thread reader unless offThread is false (lib/stdio/thread-read-buffer.cjs);
   // it also patches close(), which delivers what the worker holds first.
-  // Its defaults (true, or no option) load it only when a transport starts:
-  // an application that never starts one does not pay for the file.
-  const offThread = options.offThread === false ? undefined : typeof options.offThread === 'object' ? require('./thread-read-buffer.cjs').threadOptions(options.offThread) : true;
+  // The reader's file loads only when a transport starts: an application
+  // that never starts one does not pay for it.
   const originalClose = Transport.prototype.close;
   const close = function close(...args) {
     const buffer = adapter.readBufferOf(this);
-    if (typeof buffer?._beforeClose !== 'function') return originalClose.apply(this, args);
-    buffer._beforeClose();
+    if (typeof buffer?.beforeClose !== 'function' || !isNativeReadBuffer(buffer)) return originalClose.apply(this, args);
+    buffer.beforeClose();
     const closed = originalClose.apply(this, args);
-    Promise.resolve(closed).then(() => buffer._afterClose(), () => buffer._afterClose());
+    Promise.resolve(closed).then(() => buffer.afterClose(), () => buffer.afterClose());
     return closed;
   };
-  const record = replaceMethods(Transport.prototype, kPatch, offThread ? { start, close } : { start }, {
-    offThread,
-    sdk: options.sdk,
-    strict: options.strict === true,
-    blankLines: options.blankLines,
+  const record = replaceMethods(Transport.prototype, kPatch, checked.offThread ? { start, close } : { start }, {
+    offThread: checked.offThread,
+    sdk: checked.sdk,
+    strict: checked.strict,
+    blankLines: checked.blankLines,
     source: options.source,
   });
   return record.unpatch;
