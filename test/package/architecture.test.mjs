@@ -150,3 +150,26 @@ test('the loop finder finds a loop and names it', () => {
   assert.deepEqual(loops(new Map([['a', new Set(['b'])], ['b', new Set()]])), []);
   assert.deepEqual(specifiersOf("const x = require('./x.cjs');\n// require('./comment.cjs')\nimport y from '../y.mjs';\nawait import('./z.mjs');\nrequire('node:fs');"), ['./x.cjs', '../y.mjs', './z.mjs']);
 });
+
+/** ARCHITECTURE.md's "What each folder may import" table: Map of folder -> Set of folders ('nothing': empty). */
+export function allowedImports(markdown) {
+  const section = markdown.split(/^## What each folder may import$/m)[1]?.split(/^## /m)[0];
+  assert.ok(section, 'ARCHITECTURE.md has a "## What each folder may import" section');
+  const allowed = new Map();
+  for (const [, folder, may] of section.matchAll(/^\| `lib\/([\w-]+)\/` \|[^|]*\| ([^|]+) \|$/gm)) {
+    allowed.set(folder, new Set(may.trim() === 'nothing' ? [] : [...may.matchAll(/`([\w-]+)`/g)].map((m) => m[1])));
+  }
+  return allowed;
+}
+
+test('lib/: each folder imports only what ARCHITECTURE.md says it may, and the table names every folder', () => {
+  const allowed = allowedImports(fs.readFileSync(path.join(ROOT, 'ARCHITECTURE.md'), 'utf8'));
+  const folders = folderGraph(moduleGraph(LIB));
+  const onDisk = fs.readdirSync(LIB, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  assert.deepEqual([...allowed.keys()].sort(), onDisk, 'the table has one row per folder of lib/');
+  const outside = [];
+  for (const [from, targets] of folders) {
+    for (const [to, [a, b]] of targets) if (!allowed.get(from)?.has(to)) outside.push(`${from} -> ${to} (lib/${a} -> lib/${b})`);
+  }
+  assert.deepEqual(outside, [], 'imports the table does not allow');
+});
