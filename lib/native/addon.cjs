@@ -137,6 +137,17 @@ function requireFrom(file) {
 }
 
 /**
+ * The runtime's own refusal to load a native addon, as advice, or
+ * undefined: Deno loads N-API addons only with FFI permission, and says so
+ * with a NotCapable error (no install or build can fix that).
+ */
+function refusalOf(cause) {
+  if (cause?.name !== 'NotCapable' && !/Requires ffi access/.test(firstLine(cause))) return undefined;
+  return 'Deno loads native addons only with FFI permission: run it with --allow-ffi (or -A), ' +
+    'for example `deno run --allow-ffi --allow-read --allow-env app.mjs`.';
+}
+
+/**
  * Load the addon. With MCP_ORDERED_DISPATCH_NATIVE set: exactly that file.
  * Otherwise the platform package, then a local build in a clone.
  * Returns { addon, from, file }; throws a NativeAddonError.
@@ -152,7 +163,7 @@ function loadAddon() {
       throw new NativeAddonError(
         `mcp-ordered-dispatch: the native addon for ${abi} did not load from ${file} ` +
           `(set by ${ENV_OVERRIDE}): ${firstLine(cause)}. ` +
-          `Point ${ENV_OVERRIDE} at a loadable ${binaryFileName(abi)}, or unset it to use the installed platform package.`,
+          (refusalOf(cause) ?? `Point ${ENV_OVERRIDE} at a loadable ${binaryFileName(abi)}, or unset it to use the installed platform package.`),
         { cause },
       );
     }
@@ -160,6 +171,7 @@ function loadAddon() {
   const pkgName = platformPackageName(abi);
   const errors = [];
   let brokenPackage = null;
+  let refusal;
   const local = localBuildPath(abi);
   // The platform package npm installed beside (or above) this package.
   function fromPackage() {
@@ -173,6 +185,7 @@ function loadAddon() {
     try {
       return { addon: requireFrom(resolved), from: pkgName, file: resolved };
     } catch (cause) {
+      refusal ??= refusalOf(cause);
       brokenPackage = `${pkgName} is installed (${resolved}) but does not load: ${firstLine(cause)}`;
       errors.push(new Error(brokenPackage, { cause }));
       return null;
@@ -187,6 +200,7 @@ function loadAddon() {
     try {
       return { addon: requireFrom(local), from: 'local build', file: local };
     } catch (cause) {
+      refusal ??= refusalOf(cause);
       errors.push(new Error(`the local build ${local} does not load: ${firstLine(cause)}`, { cause }));
       return null;
     }
@@ -198,6 +212,11 @@ function loadAddon() {
   const found = inClone ? fromLocalBuild() ?? fromPackage() : fromPackage() ?? fromLocalBuild();
   if (found) return found;
   const supported = targets().some((t) => tripleToAbi(t) === abi);
+  if (refusal) {
+    throw new NativeAddonError(`mcp-ordered-dispatch: the runtime refused to load the native addon for ${abi}. ${refusal}`, {
+      cause: new AggregateError(errors, `the native addon for ${abi} could not be loaded`),
+    });
+  }
   let why;
   if (brokenPackage) {
     why = `${brokenPackage}. Reinstall it (delete node_modules/${pkgName} and run your install again).`;

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runReproChild } from '../support/run-repro.mjs';
 import { RUNTIMES } from '../support/runtimes.mjs';
+import { fileURLToPath } from 'node:url';
 
 const PAIRS = 5;
 const FLAVORS = [
@@ -39,4 +40,21 @@ for (const [name, runtime] of Object.entries(RUNTIMES)) {
 test('both runtimes come from their registry packages on this platform (linux x64: never skipped here)', { skip: process.platform === 'linux' && process.arch === 'x64' ? false : 'only linux x64 is checked' }, () => {
   assert.ok(RUNTIMES.bun, '@oven/bun-linux-x64 is installed (devDependency bun)');
   assert.ok(RUNTIMES.deno, '@deno/linux-x64-glibc is installed (devDependency deno)');
+});
+
+test('deno without FFI permission: install() throws the NativeAddonError that names --allow-ffi, not a reinstall', { skip: RUNTIMES.deno ? false : 'deno is not installed here' }, async () => {
+  const { spawnSync } = await import('node:child_process');
+  const fixture = fileURLToPath(new URL('./fixtures/install-error.mjs', import.meta.url));
+  const run = (permissions) => spawnSync(RUNTIMES.deno.command, ['run', ...permissions, fixture], { encoding: 'utf8', env: { ...process.env, ...RUNTIMES.deno.env }, timeout: 120_000 });
+  const refused = run(['--allow-read', '--allow-env', '--allow-sys']);
+  assert.equal(refused.status, 0, refused.stderr);
+  const error = JSON.parse(refused.stdout.trim().split('\n').pop());
+  assert.equal(error.name, 'NativeAddonError');
+  assert.equal(error.code, 'MCP_ORDERED_DISPATCH_LOAD_FAILED');
+  assert.match(error.message, /refused to load the native addon.*--allow-ffi \(or -A\)/);
+  assert.doesNotMatch(error.message, /not installed|Reinstall/);
+  // With the permission, the same app installs.
+  const allowed = run(['-A']);
+  assert.equal(allowed.status, 0, allowed.stderr);
+  assert.ok(JSON.parse(allowed.stdout.trim().split('\n').pop()).installed > 0, allowed.stdout);
 });
