@@ -162,6 +162,12 @@ export interface Installation {
   fixedUpstream: PatchedSdk[];
   /** Every SDK stdio transport class now framed natively. */
   framing: Array<SdkSource & { transport: 'StdioClientTransport' | 'StdioServerTransport'; generation: SdkGeneration }>;
+  /**
+   * The directories whose node_modules (and every package beneath them) were
+   * searched. When no SDK copy was found there, install() also emits one
+   * `NoSdkWarning` (code `MCP_ORDERED_DISPATCH_NO_SDK`) saying so.
+   */
+  searched: string[];
   /** Restore the original methods (idempotent). */
   uninstall(): void;
 }

@@ -8,6 +8,21 @@ const progress = require('../progress/tokens.cjs');
 const stdio = require('./transports.cjs');
 const native = require('../native/addon.cjs');
 const { protocolExportOf } = require('../adapters/modules.cjs');
+const path = require('node:path');
+
+const NO_SDK = 'MCP_ORDERED_DISPATCH_NO_SDK';
+let warnedNoCopy = false;
+
+/** install() found nothing to patch: say where it looked and what reaches a copy it cannot see (once per process). */
+function warnNoCopy(searched) {
+  if (warnedNoCopy) return;
+  warnedNoCopy = true;
+  process.emitWarning(
+    `mcp-ordered-dispatch: install() found no MCP SDK copy to patch. It looked for the SDK's packages (and npm aliases of them) in the node_modules directories that ${searched.join(', ')} resolve from, and in every package beneath them. ` +
+      'An SDK loaded from anywhere else (a bundle, a copy outside node_modules, Deno\'s npm cache) stays stock: call patchProtocol() on the Protocol class the application imports, or load it under `--import mcp-ordered-dispatch/register`; install({ paths: [...] }) adds places to look.',
+    { type: 'NoSdkWarning', code: NO_SDK },
+  );
+}
 
 function loadProtocol(copy) {
   // require() loads ESM builds too (Node >= 20.19) and returns the very
@@ -67,11 +82,14 @@ function install(options = {}) {
   const framed = stdio.applyStdioPlan(transports.plan, { strict: options.strict === true, offThread: options.offThread });
   unpatchers.push(framed.unpatch);
   const framing = framed.patched.map(({ transport, sdk, ...source }) => ({ ...source, transport, generation: sdk }));
+  const searched = [...new Set(bases.map((base) => path.resolve(base)))];
+  if (copies.length === 0) warnNoCopy(searched);
   let installed = true;
   return {
     patched,
     fixedUpstream,
     framing,
+    searched,
     uninstall() {
       if (!installed) return;
       installed = false;
