@@ -6,7 +6,7 @@
 // devDependencies or overrides. The repository's own package.json keeps
 // them, so `npm install` in a clone still builds through `prepare`.
 //
-//   node scripts/pack.cjs [--dest DIR]   stage npm-pack-tmp/main and pack it into DIR
+//   node scripts/pack.cjs [--dest DIR]   stage a copy of its own and pack it into DIR
 //                                        (default: the working directory); prints the tarball
 //   node scripts/pack.cjs --stage        stage only
 //   node scripts/pack.cjs --stage --release
@@ -56,23 +56,23 @@ function userManifest(manifest, fields = {}) {
   return out;
 }
 
-function stage({ release = false, env = process.env, npmDir = path.join(ROOT, 'npm') } = {}) {
+function stage({ release = false, env = process.env, npmDir = path.join(ROOT, 'npm'), into = STAGE } = {}) {
   const fields = repositoryFields(env);
   if (release && !fields.repository) {
     throw new Error('scripts/pack.cjs --release: no repository to name (GITHUB_REPOSITORY is not set and origin is not a GitHub remote)');
   }
   const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
-  fs.rmSync(STAGE, { recursive: true, force: true });
-  fs.mkdirSync(STAGE, { recursive: true });
+  fs.rmSync(into, { recursive: true, force: true });
+  fs.mkdirSync(into, { recursive: true });
   for (const entry of [...new Set([...manifest.files, ...ALWAYS])]) {
     const from = path.join(ROOT, entry);
     if (!fs.existsSync(from)) {
       if (ALWAYS.includes(entry)) continue;
       throw new Error(`package.json files names ${entry}, which is not in ${ROOT}`);
     }
-    fs.cpSync(from, path.join(STAGE, entry), { recursive: true });
+    fs.cpSync(from, path.join(into, entry), { recursive: true });
   }
-  fs.writeFileSync(path.join(STAGE, 'package.json'), `${JSON.stringify(userManifest(manifest, fields), null, 2)}\n`);
+  fs.writeFileSync(path.join(into, 'package.json'), `${JSON.stringify(userManifest(manifest, fields), null, 2)}\n`);
   if (release) {
     for (const target of fs.readdirSync(npmDir)) {
       const file = path.join(npmDir, target, 'package.json');
@@ -81,12 +81,24 @@ function stage({ release = false, env = process.env, npmDir = path.join(ROOT, 'n
       fs.writeFileSync(file, `${JSON.stringify({ ...platform, ...fields }, null, 2)}\n`);
     }
   }
-  return STAGE;
+  return into;
 }
 
-/** Stage (with `options` as for stage()) and pack into `dest`: the tarball's path. */
+/**
+ * Stage (with `options` as for stage(); by default into a fresh directory of
+ * its own, removed after, so that packs running at once never share a stage)
+ * and pack into `dest`: the tarball's path.
+ */
 function pack(dest = process.cwd(), options = {}) {
-  const dir = stage(options);
+  const own = options.into === undefined ? fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'mcp-od-stage-')) : undefined;
+  try {
+    return packStaged(stage({ ...options, into: options.into ?? own }), dest);
+  } finally {
+    if (own !== undefined) fs.rmSync(own, { recursive: true, force: true });
+  }
+}
+
+function packStaged(dir, dest) {
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const r = spawnSync(npm, ['pack', '--ignore-scripts', '--json', '--pack-destination', path.resolve(dest)], {
     cwd: dir,

@@ -15,6 +15,7 @@ const require = createRequire(import.meta.url);
 const pack = require('../../scripts/pack.cjs');
 
 let dir;
+let staged;
 let tarball;
 // As the release workflow stages it: in a GitHub Actions job, which names the repository.
 const RELEASE_ENV = { GITHUB_SERVER_URL: 'https://github.com', GITHUB_REPOSITORY: 'example-org/mcp-ordered-dispatch' };
@@ -22,7 +23,8 @@ const URL = `${RELEASE_ENV.GITHUB_SERVER_URL}/${RELEASE_ENV.GITHUB_REPOSITORY}`;
 
 before(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-lint-'));
-  tarball = pack.pack(dir, { env: RELEASE_ENV });
+  staged = path.join(dir, 'stage');
+  tarball = pack.pack(dir, { env: RELEASE_ENV, into: staged });
 });
 
 after(() => dir && fs.rmSync(dir, { recursive: true, force: true }));
@@ -50,7 +52,7 @@ test('repository, homepage and bugs: from the repository the release runs in, in
   // --release writes them into the platform packages too (here into a copy of npm/).
   const npmDir = path.join(dir, 'npm');
   fs.cpSync(path.join(ROOT, 'npm'), npmDir, { recursive: true });
-  pack.stage({ release: true, env: RELEASE_ENV, npmDir });
+  pack.stage({ release: true, env: RELEASE_ENV, npmDir, into: staged });
   const targets = fs.readdirSync(npmDir);
   assert.equal(targets.length, 8);
   for (const target of targets) {
@@ -60,9 +62,9 @@ test('repository, homepage and bugs: from the repository the release runs in, in
   }
   // Where nothing names the repository (no Actions environment; this clone has no GitHub origin), a release stage refuses.
   if (!pack.repositoryFields({}).repository) {
-    assert.throws(() => pack.stage({ release: true, env: {}, npmDir }), /--release: no repository to name/);
+    assert.throws(() => pack.stage({ release: true, env: {}, npmDir, into: staged }), /--release: no repository to name/);
   }
-  pack.stage({ env: RELEASE_ENV }); // leave the stage as before() made it, for the checks below
+  pack.stage({ env: RELEASE_ENV, into: staged }); // leave the stage as before() made it, for the checks below
 });
 
 test('the .d.mts files are generated from the .d.ts files and current (npm run types)', () => {
@@ -72,7 +74,7 @@ test('the .d.mts files are generated from the .d.ts files and current (npm run t
 
 test('publint: no message of any kind', async () => {
   const { publint } = await import('publint');
-  const { messages } = await publint({ pkgDir: pack.STAGE, pack: 'npm', strict: true });
+  const { messages } = await publint({ pkgDir: staged, pack: 'npm', strict: true });
   assert.deepEqual(messages.map((m) => `${m.type} ${m.code} ${JSON.stringify(m.args)}`), []);
 });
 
