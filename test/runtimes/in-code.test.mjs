@@ -5,20 +5,17 @@
 // patched, nothing is lost and nothing is written to stderr.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { createRequire } from 'node:module';
 import { runReproChild } from '../support/run-repro.mjs';
 import { RUNTIMES } from '../support/runtimes.mjs';
 import { fileURLToPath } from 'node:url';
 
 const PAIRS = 5;
-const FLAVORS = [
-  { sdk: 1, build: 'esm' },
-  { sdk: 1, build: 'cjs' },
-  { sdk: 2, build: 'esm' },
-  { sdk: 2, build: 'cjs' },
-];
+const require = createRequire(import.meta.url);
+const { FLAVORS } = require('../support/sdk.cjs');
 
 for (const [name, runtime] of Object.entries(RUNTIMES)) {
-  for (const { sdk, build } of FLAVORS) {
+  for (const { generation: sdk, build } of FLAVORS) {
     const label = `${name}: SDK ${sdk}.x ${build.toUpperCase()} app, stock loses progress; install() and patchProtocol() lose none`;
     test(label, { skip: runtime ? false : `${name} is not installed for ${process.platform}-${process.arch}` }, async () => {
       const run = (options) => runReproChild({ sdk, build, pairs: PAIRS, mode: 'last-with-response', runtime, env: { ...process.env, ...runtime.env }, ...options });
