@@ -25,7 +25,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const ROOT = path.join(__dirname, '..', '..');
-const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+// A require() of the JSON (not a file read), so that a bundler that bundles this file carries the names with it.
+const PKG = require('../../package.json');
 const NAPI = PKG.napi || {};
 const BINARY_NAME = NAPI.binaryName || PKG.name;
 const PACKAGE_NAME = NAPI.packageName || PKG.name;
@@ -132,8 +133,29 @@ function firstLine(error) {
   return text.split('\n')[0];
 }
 
-function requireFrom(file) {
-  return require(file);
+/**
+ * The addon's exports from the `.node` file at `file`, opened with
+ * process.dlopen(): what require() does for a `.node` file in Node, and what
+ * still works where require() cannot be used for one (Deno compiles a `.node`
+ * file as JavaScript once any module load hook is registered; a bundle has
+ * no require() of its own for a file that is not in it).
+ */
+function openAddon(file) {
+  const holder = { exports: {} };
+  process.dlopen(holder, path.toNamespacedPath(path.resolve(file)));
+  return holder.exports;
+}
+
+// Where a build put the addon (set by build-time injected code before the
+// first load): { addon } (already opened, e.g. a `.node` a Bun-compiled
+// executable embeds), or { file } (beside a bundle, a SEA asset written out),
+// with `from` (what provided it, for messages and doctor) and `fix` (how to
+// fix the build when it does not load). undefined: none.
+let provided;
+
+/** Use the addon a build provides ({ addon } or { file }, with `from` and `fix`): tried after MCP_ORDERED_DISPATCH_NATIVE, before the platform package. */
+function provideAddon(source) {
+  provided = source;
 }
 
 /**
@@ -158,12 +180,24 @@ function loadAddon() {
   if (override) {
     const file = path.resolve(override);
     try {
-      return { addon: requireFrom(file), from: ENV_OVERRIDE, file };
+      return { addon: openAddon(file), from: ENV_OVERRIDE, file };
     } catch (cause) {
       throw new NativeAddonError(
         `mcp-ordered-dispatch: the native addon for ${abi} did not load from ${file} ` +
           `(set by ${ENV_OVERRIDE}): ${firstLine(cause)}. ` +
           (refusalOf(cause) ?? `Point ${ENV_OVERRIDE} at a loadable ${binaryFileName(abi)}, or unset it to use the installed platform package.`),
+        { cause },
+      );
+    }
+  }
+  if (provided !== undefined) {
+    const { addon, file, from = 'the build', fix = 'Rebuild the application with the addon for this platform included.' } = provided;
+    try {
+      return { addon: addon ?? openAddon(file), from, file: file ?? from };
+    } catch (cause) {
+      throw new NativeAddonError(
+        `mcp-ordered-dispatch: the native addon for ${abi} that ${from} provides did not load` +
+          `${file ? ` from ${file}` : ''}: ${firstLine(cause)}. ${refusalOf(cause) ?? fix}`,
         { cause },
       );
     }
@@ -183,7 +217,7 @@ function loadAddon() {
       return null;
     }
     try {
-      return { addon: requireFrom(resolved), from: pkgName, file: resolved };
+      return { addon: openAddon(resolved), from: pkgName, file: resolved };
     } catch (cause) {
       refusal ??= refusalOf(cause);
       brokenPackage = `${pkgName} is installed (${resolved}) but does not load: ${firstLine(cause)}`;
@@ -198,7 +232,7 @@ function loadAddon() {
       return null;
     }
     try {
-      return { addon: requireFrom(local), from: 'local build', file: local };
+      return { addon: openAddon(local), from: 'local build', file: local };
     } catch (cause) {
       refusal ??= refusalOf(cause);
       errors.push(new Error(`the local build ${local} does not load: ${firstLine(cause)}`, { cause }));
@@ -308,6 +342,8 @@ function lazyBinding(name, real = () => load()[name]) {
 module.exports = {
   load,
   loadedFrom,
+  openAddon,
+  provideAddon,
   lazyBinding,
   isMusl,
   platformArchABI,
