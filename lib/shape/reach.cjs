@@ -12,7 +12,8 @@
 // the prefilter (lib/adapters/modules.cjs's mayDefineSdkClass: the
 // Protocol's or a stdio transport's marker names) passes over nearly every
 // module for the cost of one scan; a source already holding the global was
-// changed already (a hook installed twice). Only then is the text located
+// changed already (a hook installed twice), or patched at build time
+// (BUILT_GLOBAL). Only then is the text located
 // (lib/shape/sdk-classes.cjs), each SDK class given a static block that
 // hands it over (lib/shape/blocks.cjs), and the result proven and cached
 // per content (lib/shape/cache.cjs). Any failure or doubt returns
@@ -27,6 +28,13 @@ const sdk = require('../adapters/modules.cjs');
 // This package's own lib/ (its files name the markers, and define no SDK class).
 const OWN_LIB = path.join(__dirname, '..');
 const OWN_LIB_URL = pathToFileURL(OWN_LIB).href;
+
+/**
+ * The global the static blocks a bundler plugin inserts at build time call:
+ * its name in a module's text marks SDK classes patched at build time, which
+ * register and install() leave alone and doctor reports as such.
+ */
+const BUILT_GLOBAL = '__mcpOrderedDispatchBuilt';
 
 /**
  * A module source as a load hook may hand it over (string, Buffer, another
@@ -60,7 +68,7 @@ function reachSource(source, file, format, options) {
     const bytes = bytesOf(source);
     if (!sdk.mayDefineSdkClass(bytes, framing)) return undefined;
     const text = typeof bytes === 'string' ? bytes : bytes.toString('utf8');
-    if (text.indexOf(global) >= 0) return undefined;
+    if (text.indexOf(global) >= 0 || text.indexOf(BUILT_GLOBAL) >= 0) return undefined;
     return withBlocks(text, file, format, global);
   } catch {
     return undefined;
@@ -95,4 +103,4 @@ function withBlocks(text, file, format, global) {
   return changed;
 }
 
-module.exports = { reachSource, bytesOf, textOf };
+module.exports = { reachSource, bytesOf, textOf, BUILT_GLOBAL };
