@@ -18,6 +18,15 @@ const SDK_PATH = `${path.sep}@modelcontextprotocol${path.sep}`;
 /** How a module URL under the scope reads. */
 const SDK_URL_SEGMENT = '/@modelcontextprotocol/';
 
+/**
+ * Whether the ES module at `url` may be an SDK module, by where it is: under
+ * node_modules (an npm alias install, checked by its package.json later), or
+ * under the SDK's scope anywhere (Deno's npm cache, a linked checkout).
+ */
+function maySdkUrl(url) {
+  return url.includes('/node_modules/') || url.includes(SDK_URL_SEGMENT);
+}
+
 /** Where each SDK package keeps its Protocol (the module `install()` loads). */
 const SDK_PACKAGES = [
   { name: '@modelcontextprotocol/sdk', subpath: './shared/protocol.js' },
@@ -207,6 +216,7 @@ module.exports = {
   SDK_SCOPE,
   SDK_PATH,
   SDK_URL_SEGMENT,
+  maySdkUrl,
   SDK_PACKAGES,
   STDIO_EXPORTS,
   STDIO_MODULES,

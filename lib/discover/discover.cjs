@@ -7,7 +7,7 @@ const { createRequire } = require('node:module');
 
 // Where each SDK package keeps its Protocol class (the package subpath that
 // exports it: 1.x `sdk/shared/protocol.js`, 2.x the package root), the adapter says.
-const { SDK_SCOPE, SDK_PACKAGES } = require('../adapters/modules.cjs');
+const { SDK_SCOPE, SDK_PACKAGES, mayDefineSdkClass } = require('../adapters/modules.cjs');
 const { readJson } = require('./package-of.cjs');
 
 /** The node_modules directories `base` resolves packages from, nearest first. */
@@ -111,7 +111,9 @@ function packagesNamed(names, base, options = {}) {
   const consider = (dir, entryName, nested) => {
     const root = path.join(dir, entryName);
     const pkg = readJson(path.join(root, 'package.json'));
-    if (!pkg || !wanted.has(pkg.name)) return;
+    if (!pkg) return;
+    const forkOf = wanted.has(pkg.name) ? undefined : options.forks?.(pkg, root);
+    if (!wanted.has(pkg.name) && forkOf === undefined) return;
     let real;
     try {
       real = fs.realpathSync(root);
@@ -122,6 +124,7 @@ function packagesNamed(names, base, options = {}) {
     roots.add(real);
     const entry = { root: real, pkg, installedAs: entryName, installedAt: root };
     if (nested) entry.nested = true;
+    if (forkOf !== undefined) entry.forkOf = forkOf;
     found.push(entry);
   };
   /** The node_modules directories nested in the packages `entries` of `dir`, and pnpm's store beside them (each package of it beside its own dependencies). */
@@ -218,6 +221,27 @@ function findSdkCopies(bases) {
 }
 
 /**
+ * An SDK fork published under another name (`@mcp-use/modelcontextprotocol-sdk`):
+ * the name of the SDK package whose layout `pkg` (at `root`) has, when the
+ * module that package's Protocol lives in resolves in it too and its text
+ * carries the Protocol's markers; else undefined. Only packages that export
+ * that very subpath are read.
+ */
+function forkOf(pkg, root) {
+  for (const { name, subpath } of SDK_PACKAGES) {
+    if (subpath === '.') continue; // every package exports '.': no layout to tell a fork by
+    const target = resolveExport(pkg, subpath, 'import') ?? resolveExport(pkg, subpath, 'require');
+    if (target === undefined) continue;
+    try {
+      if (mayDefineSdkClass(fs.readFileSync(path.join(root, target)), false)) return name;
+    } catch {
+      // Not there: not a fork.
+    }
+  }
+  return undefined;
+}
+
+/**
  * Like findSdkCopies, for any table of [{ name, subpath, ...extra }] (e.g.
  * lib/patch/transports.cjs's stdio transport modules): [{ name, version, build, file,
  * root, ...extra }], without duplicates.
@@ -226,12 +250,15 @@ function findSdkFiles(bases, packages) {
   const seen = new Set();
   const copies = [];
   const names = [...new Set(packages.map((p) => p.name))];
-  for (const base of bases) {
-    const found = packagesNamed(names, base);
+  const places = bases.map((base) => () => packagesNamed(names, base, { forks: forkOf }));
+  // Deno runs `npm:` specifiers from its own cache, with no node_modules.
+  if (process.versions.deno !== undefined) places.push(() => denoCachePackages(names));
+  for (const place of places) {
+    const found = place();
     if (found.truncated) copies.truncated = true;
     for (const { name, subpath, ...extra } of packages) {
-      for (const { root, pkg, installedAs, installedAt, nested } of found) {
-        if (pkg.name !== name) continue;
+      for (const { root, pkg, installedAs, installedAt, nested, forkOf: fork, denoCache } of found) {
+        if ((fork ?? pkg.name) !== name) continue;
         for (const [build, condition] of [
           ['esm', 'import'],
           ['cjs', 'require'],
@@ -241,8 +268,11 @@ function findSdkFiles(bases, packages) {
           const file = path.join(root, target);
           if (seen.has(file) || !fs.existsSync(file)) continue;
           seen.add(file);
-          const copy = { ...extra, name, version: pkg.version, build, file, root };
-          if (installedAs !== name) copy.installedAs = installedAs;
+          const copy = { ...extra, name: pkg.name, version: pkg.version, build, file, root };
+          if (fork !== undefined) copy.forkOf = fork;
+          // Loadable only when this process's npm resolution has it: install() skips one that is not.
+          if (denoCache) copy.denoCache = true;
+          if (installedAs !== pkg.name) copy.installedAs = installedAs;
           if (nested) Object.assign(copy, { nested: true, installedAt });
           copies.push(copy);
         }
@@ -250,6 +280,41 @@ function findSdkFiles(bases, packages) {
     }
   }
   return copies;
+}
+
+/**
+ * Deno's npm cache (`$DENO_DIR/npm`, by default under the user's cache
+ * directory), where `npm:` specifiers load from when there is no node_modules.
+ */
+function denoNpmCache(env = process.env, platform = process.platform, home = require('node:os').homedir()) {
+  if (env.DENO_DIR) return path.join(path.resolve(env.DENO_DIR), 'npm');
+  if (platform === 'darwin') return path.join(home, 'Library', 'Caches', 'deno', 'npm');
+  if (platform === 'win32') return path.join(env.LOCALAPPDATA ?? path.join(home, 'AppData', 'Local'), 'deno', 'npm');
+  return path.join(env.XDG_CACHE_HOME ?? path.join(home, '.cache'), 'deno', 'npm');
+}
+
+/**
+ * Every version of the packages `names` in Deno's npm cache: [{ root, pkg,
+ * installedAs, denoCache: true }] (each registry's folder, each version's).
+ * Deno loads a cached package only when the process's npm resolution has it
+ * (other versions throw "Could not find referrer npm package"), so a copy
+ * from here that does not load is not the application's.
+ */
+function denoCachePackages(names, cache = denoNpmCache()) {
+  const found = [];
+  for (const registry of listDir(cache)) {
+    if (!registry.isDirectory()) continue;
+    for (const name of names) {
+      const dir = path.join(cache, registry.name, ...name.split('/'));
+      for (const version of listDir(dir)) {
+        if (!version.isDirectory()) continue;
+        const root = path.join(dir, version.name);
+        const pkg = readJson(path.join(root, 'package.json'));
+        if (pkg?.name === name) found.push({ root, pkg, installedAs: name, denoCache: true });
+      }
+    }
+  }
+  return found;
 }
 
 /** The directories install() and register search from: the working directory and the main module's. */
@@ -266,7 +331,7 @@ function defaultBases() {
   return bases;
 }
 
-module.exports = { findSdkCopies, findSdkFiles, packagesNamed, defaultBases, resolveExport };
+module.exports = { findSdkCopies, findSdkFiles, packagesNamed, defaultBases, resolveExport, denoNpmCache };
 
 // ---- bundled copies: SDK classes inside other files (found by shape) ----
 
@@ -305,6 +370,8 @@ function findBundledCopies(base) {
     const protocol = classes.find((c) => c.kind === 'protocol');
     if (protocol === undefined) return;
     const pkg = packageOf(file);
+    // An installed fork of the SDK is an installed copy (findSdkCopies), not a bundle.
+    if (pkg !== undefined && forkOf(readJson(path.join(pkg.root, 'package.json')) ?? {}, pkg.root) !== undefined) return;
     copies.push({
       name: pkg?.name ?? path.basename(file),
       version: pkg?.version,

@@ -100,4 +100,32 @@ function sourceOfFile(file) {
   return { name: pkg?.name ?? path.basename(file), version: pkg?.version, build: buildOf(file), file };
 }
 
-module.exports = { readJson, packageJsonIn, packageOf, isSdkModuleFile, buildOf, sourceOfFile };
+// Directory -> the `type` its nearest package.json gives ('module' or 'commonjs'), for moduleTypeOf.
+const typeOfDir = new Map();
+
+/** The module type Node gives a `.js` file: the `type` of the nearest package.json ('module' or 'commonjs', the default). */
+function moduleTypeOf(file) {
+  const seen = [];
+  let dir = path.dirname(file);
+  let type;
+  for (;;) {
+    type = typeOfDir.get(dir);
+    if (type !== undefined) break;
+    seen.push(dir);
+    const pkg = packageJsonIn(dir);
+    if (pkg !== undefined) {
+      type = pkg.type === 'module' ? 'module' : 'commonjs';
+      break;
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) {
+      type = 'commonjs';
+      break;
+    }
+    dir = parent;
+  }
+  for (const at of seen) typeOfDir.set(at, type);
+  return type;
+}
+
+module.exports = { readJson, packageJsonIn, packageOf, isSdkModuleFile, buildOf, sourceOfFile, moduleTypeOf };

@@ -201,7 +201,8 @@ async function probe({ copy, patched, pairs = 2, progress = 3 }) {
   else Object.assign(result, { supported: true, generation: status.generation });
   // Its Protocol already runs notification handlers in wire order: patchProtocol leaves it stock.
   if (status.status === 'fixed-upstream') result.fixedUpstream = true;
-  const entry = ENTRY_POINTS[copy.name];
+  // A fork (lib/discover/discover.cjs's forkOf) runs the reproduction of the SDK package whose layout it has.
+  const entry = ENTRY_POINTS[copy.forkOf ?? copy.name];
   if (!entry) return { ...result, error: `no reproduction for ${copy.name}` };
   if (patched) {
     if (!result.supported) return { ...result, skipped: true };

@@ -3,7 +3,7 @@
 
 const { patchProtocol, sdkStatus, UnsupportedSdkError } = require('./protocol.cjs');
 const { describeSource } = require('./records.cjs');
-const { findSdkCopies, defaultBases } = require('../discover/discover.cjs');
+const { findSdkCopies, defaultBases, denoNpmCache } = require('../discover/discover.cjs');
 const progress = require('../progress/tokens.cjs');
 const stdio = require('./transports.cjs');
 const native = require('../native/addon.cjs');
@@ -18,8 +18,9 @@ function warnNoCopy(searched) {
   if (warnedNoCopy) return;
   warnedNoCopy = true;
   process.emitWarning(
-    `mcp-ordered-dispatch: install() found no MCP SDK copy to patch. It looked for the SDK's packages (and npm aliases of them) in the node_modules directories that ${searched.join(', ')} resolve from, and in every package beneath them. ` +
-      'An SDK loaded from anywhere else (a bundle, a copy outside node_modules, Deno\'s npm cache) stays stock: call patchProtocol() on the Protocol class the application imports, or load it under `--import mcp-ordered-dispatch/register`; install({ paths: [...] }) adds places to look.',
+    `mcp-ordered-dispatch: install() found no MCP SDK copy to patch. It looked for the SDK's packages (and npm aliases and forks of them) in the node_modules directories that ${searched.join(', ')} resolve from, and in every package beneath them` +
+      `${process.versions.deno === undefined ? '' : `, and in Deno's npm cache ${denoNpmCache()}`}. ` +
+      'An SDK loaded from anywhere else (a bundle, a copy outside node_modules) stays stock: call patchProtocol() on the Protocol class the application imports, or load it under `--import mcp-ordered-dispatch/register`; install({ paths: [...] }) adds places to look.',
     { type: 'NoSdkWarning', code: NO_SDK },
   );
 }
@@ -58,7 +59,8 @@ function install(options = {}) {
     try {
       Protocol = loadProtocol(copy);
     } catch (error) {
-      problems.push(`${describeSource(copy)} could not be loaded: ${error.message}`);
+      // A version in Deno's npm cache that this process's npm resolution does not have: not the application's.
+      if (!copy.denoCache) problems.push(`${describeSource(copy)} could not be loaded: ${error.message}`);
       continue;
     }
     const status = sdkStatus(Protocol, source);
@@ -83,7 +85,7 @@ function install(options = {}) {
   unpatchers.push(framed.unpatch);
   const framing = framed.patched.map(({ transport, sdk, ...source }) => ({ ...source, transport, generation: sdk }));
   const searched = [...new Set(bases.map((base) => path.resolve(base)))];
-  if (copies.length === 0) warnNoCopy(searched);
+  if (plan.length + fixedUpstream.length === 0) warnNoCopy(searched);
   let installed = true;
   return {
     patched,

@@ -179,7 +179,8 @@ function findStdioTransports(bases) {
       if (typeof Transport !== 'function') throw new Error(`it has no ${copy.exportName} export`);
       found.push({ Transport, sdk: copy.sdk, source });
     } catch (error) {
-      problems.push(`${describeSource(copy)} ${copy.file}: ${error.message}`);
+      // A version in Deno's npm cache that this process's npm resolution does not have (lib/discover/discover.cjs): not the application's.
+      if (!copy.denoCache) problems.push(`${describeSource(copy)} ${copy.file}: ${error.message}`);
     }
   }
   if (problems.length > 0) throw new UnsupportedSdkError(`mcp-ordered-dispatch: stdio transports could not be loaded:\n${problems.join('\n')}`);

@@ -17,6 +17,9 @@ export function initialize(data) {
   framing = data.framing !== false;
   // What lib/register/hooks.cjs asks of lib/shape/reach.cjs on the main thread (its REACH_OPTIONS), asked here alike.
   reachOptions = data.reachOptions;
+  // The main thread checks that the hooks went in (lib/register/hooks.cjs's registerEsmHooks).
+  data.port?.postMessage('ready');
+  data.port?.unref();
 }
 
 export async function load(url, context, nextLoad) {
@@ -24,7 +27,7 @@ export async function load(url, context, nextLoad) {
   if (result.format !== 'module' || result.source == null) return result;
   // Node 20 also runs --require preloads on the loader thread, so this hook
   // can be registered twice: the call is appended once.
-  let source = url.includes('/node_modules/') ? patchedSdkSource(url, result.source, patchUrl, framing) : undefined;
+  let source = patchedSdkSource(url, result.source, patchUrl, framing);
   // SDK copies bundled into any ES module (CommonJS ones go through
   // lib/register/hooks.cjs's Module.prototype._compile wrapper).
   if (source === undefined && reachOptions !== undefined) source = reach.reachSource(result.source, url, 'module', reachOptions);

@@ -60,8 +60,8 @@ function patchedSource(source, patchUrl, framing) {
  * its nearest package.json (lib/discover/package-of.cjs).
  */
 function patchedSdkSource(url, source, patchUrl, framing) {
+  if (!sdk.maySdkUrl(url)) return undefined;
   const inScope = url.includes(sdk.SDK_URL_SEGMENT);
-  if (!inScope && !url.includes('/node_modules/')) return undefined;
   const patched = patchedSource(source, patchUrl, framing);
   if (patched === undefined || inScope) return patched;
   return require('../discover/package-of.cjs').isSdkModuleFile(url) ? patched : undefined;

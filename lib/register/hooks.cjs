@@ -184,21 +184,24 @@ function defineReachGlobal() {
 
 /** What register asks of lib/shape/reach.cjs: SDK-scope modules are patched by their exports (afterRequire, esmLoaded). */
 const REACH_OPTIONS = { global: REACH_GLOBAL, framing, skipSdkScope: true };
+/** The same, where a runtime has no hook that sees a module's exports (Bun): SDK-scope modules are found by shape too. */
+const REACH_ALL_OPTIONS = { ...REACH_OPTIONS, skipSdkScope: false };
 
 /**
  * A module's source (any module, any format the hooks see: 'module',
  * 'commonjs') with a static block in each SDK class it defines, or
- * undefined (lib/shape/reach.cjs's reachSource decides).
+ * undefined (lib/shape/reach.cjs's reachSource decides). `options`:
+ * REACH_OPTIONS or REACH_ALL_OPTIONS.
  */
-function reachedSource(source, file, format) {
-  const changed = reachSource(source, file, format, REACH_OPTIONS);
+function reachedSource(source, file, format, options = REACH_OPTIONS) {
+  const changed = reachSource(source, file, format, options);
   if (changed !== undefined) defineReachGlobal();
   return changed;
 }
 
 /** module.registerHooks()'s load hook, for every ES module and CommonJS module with a source. */
 function loaded(url, result) {
-  if (result.format === 'module' && url.includes('/node_modules/')) {
+  if (result.format === 'module' && sdk.maySdkUrl(url)) {
     const patched = esmLoaded(url, result);
     if (patched !== result) return patched;
   }
@@ -228,12 +231,65 @@ function wrapCompile() {
   };
 }
 
-/** Where Node has no module.registerHooks(): the module.register() hooks, on their loader thread, and the CommonJS compile wrapper. */
-function registerEsmHooks() {
-  const { pathToFileURL } = require('node:url');
-  defineReachGlobal();
-  wrapCompile();
-  Module.register(pathToFileURL(path.join(__dirname, 'esm-hooks.mjs')).href, { data: { patchUrl: patchUrl(), framing, reachOptions: REACH_OPTIONS } });
+const NO_HOOKS = 'MCP_ORDERED_DISPATCH_NO_HOOKS';
+
+/** This runtime, as a warning names it. */
+function runtimeName() {
+  if (process.versions.bun !== undefined) return `Bun ${process.versions.bun}`;
+  if (process.versions.deno !== undefined) return `Deno ${process.versions.deno}`;
+  return `Node ${process.version}`;
 }
 
-module.exports = { afterRequire, patchRequired, esmLoaded, loaded, registerEsmHooks, patchLoaded, patchStdioLoaded, framingFromEnv, REACH_GLOBAL };
+/**
+ * register cannot hook module loading here (`why`): say so once; what it
+ * cannot reach runs stock. `esmOnly`: CommonJS modules are still reached.
+ */
+function warnNoHooks(why, esmOnly = false) {
+  const reach = esmOnly ? 'ES module loading' : 'module loading';
+  const left = esmOnly
+    ? 'every MCP SDK copy loaded as an ES module stays stock (CommonJS ones are still patched)'
+    : 'it patches nothing and every MCP SDK copy stays stock';
+  process.emitWarning(
+    `mcp-ordered-dispatch/register cannot hook ${reach} in ${runtimeName()} (${why}), so ${left}. ` +
+      "Patch in code instead: call install() from 'mcp-ordered-dispatch' before the application connects, or patchProtocol() on the Protocol class it imports.",
+    { type: 'RegisterWarning', code: NO_HOOKS },
+  );
+}
+
+/**
+ * Where Node has no module.registerHooks(): the module.register() hooks, on
+ * their loader thread, and the CommonJS compile wrapper. register() returns
+ * once the hooks' initialize() has run, which answers on a port: no answer
+ * (a module.register() that does nothing) is warned about.
+ */
+function registerEsmHooks() {
+  const { pathToFileURL } = require('node:url');
+  const { MessageChannel, receiveMessageOnPort } = require('node:worker_threads');
+  defineReachGlobal();
+  wrapCompile();
+  const { port1, port2 } = new MessageChannel();
+  try {
+    Module.register(pathToFileURL(path.join(__dirname, 'esm-hooks.mjs')).href, {
+      data: { patchUrl: patchUrl(), framing, reachOptions: REACH_OPTIONS, port: port2 },
+      transferList: [port2],
+    });
+    if (receiveMessageOnPort(port1) === undefined) warnNoHooks('its module.register() installed no hooks', true);
+  } finally {
+    port1.close();
+  }
+}
+
+module.exports = {
+  afterRequire,
+  patchRequired,
+  esmLoaded,
+  loaded,
+  registerEsmHooks,
+  patchLoaded,
+  patchStdioLoaded,
+  framingFromEnv,
+  reachedSource,
+  warnNoHooks,
+  REACH_GLOBAL,
+  REACH_ALL_OPTIONS,
+};

@@ -40,6 +40,12 @@ let installed = false;
 export function installHooks() {
   if (installed) return;
   installed = true;
+  // Bun has neither registerHooks() nor a working module.register(), and
+  // calls no Module._load: lib/register/bun.cjs goes in the ways Bun offers.
+  if (process.versions.bun !== undefined) {
+    Module.createRequire(import.meta.url)('./bun.cjs').installBunHooks();
+    return;
+  }
   const originalLoad = Module._load;
   Module._load = function _load(request, parent, isMain) {
     const exports = originalLoad.apply(this, arguments);
@@ -56,17 +62,21 @@ export function installHooks() {
     break;
   }
   if (typeof Module.registerHooks === 'function') {
-    Module.registerHooks({
-      // Every ES module and CommonJS module with a source: SDK modules under
-      // node_modules, and SDK copies bundled into any module (lib/shape/reach.cjs).
-      load(url, context, nextLoad) {
+    // Deno's nextLoad() gives no format: lib/register/deno.cjs makes up for it.
+    const load = process.versions.deno !== undefined
+      ? Module.createRequire(import.meta.url)('./deno.cjs').denoLoadHook((url, result) => loadHooks().loaded(url, result), () => loadingHooks)
+      : function load(url, context, nextLoad) {
         const result = nextLoad(url, context);
         // The hooks' own files (required while lib/register/hooks.cjs loads) pass unlooked at.
         if (result.source == null || loadingHooks || (result.format !== 'module' && result.format !== 'commonjs')) return result;
         return loadHooks().loaded(url, result);
-      },
-    });
+      };
+    // Every ES module and CommonJS module with a source: SDK modules under
+    // node_modules, and SDK copies bundled into any module (lib/shape/reach.cjs).
+    Module.registerHooks({ load });
   } else if (typeof Module.register === 'function') {
     loadHooks().registerEsmHooks();
+  } else {
+    loadHooks().warnNoHooks('it has neither module.registerHooks() nor module.register()', true);
   }
 }

@@ -29,6 +29,7 @@ export async function runReproChild({
   apply, // how a patched run applies the fix: 'install' (default) or 'patchProtocol'
   runtime = { command: process.execPath, args: [] },
   env,
+  cwd, // the child's working directory (default: this process's)
 } = {}) {
   const runner = RUNNERS[build];
   if (!runner) throw new TypeError(`build must be 'esm' or 'cjs', got ${build}`);
@@ -43,7 +44,7 @@ export async function runReproChild({
     ...(gap === undefined ? [] : [`--gap=${gap}`]),
     ...(apply === undefined ? [] : [`--apply=${apply}`]),
   ];
-  const child = spawn(runtime.command, [...runtime.args, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: env ?? process.env });
+  const child = spawn(runtime.command, [...runtime.args, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: env ?? process.env, cwd });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk) => { stdout += chunk; });
