@@ -32,6 +32,8 @@ const BINARY_NAME = NAPI.binaryName || PKG.name;
 const PACKAGE_NAME = NAPI.packageName || PKG.name;
 const ENV_OVERRIDE = 'MCP_ORDERED_DISPATCH_NATIVE';
 const LOAD_FAILED = 'MCP_ORDERED_DISPATCH_LOAD_FAILED';
+// The global Map of `.node` files opened in this process (real path -> exports), shared by every copy of this package.
+const OPENED = Symbol.for('mcp-ordered-dispatch.opened-addons');
 
 let muslCache;
 
@@ -141,9 +143,23 @@ function firstLine(error) {
  * no require() of its own for a file that is not in it).
  */
 function openAddon(file) {
-  const holder = { exports: {} };
-  process.dlopen(holder, path.toNamespacedPath(path.resolve(file)));
-  return holder.exports;
+  // Opened once per process and file, as require() would: every copy of this
+  // package in the process (installed, bundled) shares the one it opened.
+  const opened = (globalThis[OPENED] ??= new Map());
+  let key = path.resolve(file);
+  try {
+    key = fs.realpathSync(key);
+  } catch {
+    // process.dlopen() says why.
+  }
+  let exports = opened.get(key);
+  if (exports === undefined) {
+    const holder = { exports: {} };
+    process.dlopen(holder, path.toNamespacedPath(key));
+    exports = holder.exports;
+    opened.set(key, exports);
+  }
+  return exports;
 }
 
 // Where a build put the addon (set by build-time injected code before the

@@ -39,7 +39,7 @@ after(() => {
   for (const dir of temps) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test('this repository: fifteen SDK builds (npm aliases included), each losing progress stock and fixed patched, and two bundled copies it lists but cannot run: no all-clear, exit 1', async () => {
+test('this repository: seventeen SDK builds (npm aliases and a fork under another name included), each losing progress stock and fixed patched, and two bundled copies it lists but cannot run: no all-clear, exit 1', async () => {
   const { code, stdout, stderr } = await doctor(['doctor', '--json'], ROOT);
   assert.equal(code, 1, stdout + stderr);
   const result = JSON.parse(stdout);
@@ -51,13 +51,16 @@ test('this repository: fifteen SDK builds (npm aliases included), each losing pr
     'mcp-remote@0.15.1 node_modules/mcp-remote/dist/proxy.js Protocol 2.x+stdio transport patched by register',
   ]);
   for (const row of bundled) assert.equal(row.checked, false);
-  assert.match(result.message, /Found 17 SDK build\(s\): 15 top-level, 0 nested, 2 bundled\./);
-  assert.match(result.message, /2 of 17 SDK build\(s\) were not checked \(listed above\); the 15 that were are fixed\. This is not an all-clear\./);
+  assert.match(result.message, /Found 19 SDK build\(s\): 17 top-level, 0 nested, 2 bundled\./);
+  assert.match(result.message, /2 of 19 SDK build\(s\) were not checked \(listed above\); the 17 that were are fixed\. This is not an all-clear\./);
   assert.doesNotMatch(result.message, /All \d+ SDK build/);
   result.rows = result.rows.filter((r) => r.where !== 'bundled');
   // Found by the name in their package.json: the devDependencies' npm aliases (sdk-1-oldest, ...) too.
   const names = result.rows.map((r) => `${r.name}@${r.version} ${r.build}`).sort();
+  // @mcp-use/modelcontextprotocol-sdk: a fork of the 1.x SDK under another name, in the SDK's own layout, run as an installed copy.
   assert.deepEqual(names, [
+    '@mcp-use/modelcontextprotocol-sdk@1.24.3-mcp-use.4 cjs',
+    '@mcp-use/modelcontextprotocol-sdk@1.24.3-mcp-use.4 esm',
     '@modelcontextprotocol/client@2.0.0 cjs',
     '@modelcontextprotocol/client@2.0.0 esm',
     '@modelcontextprotocol/client@2.4.0 cjs',
@@ -78,7 +81,7 @@ test('this repository: fifteen SDK builds (npm aliases included), each losing pr
     const label = `${row.name} ${row.build}: ${JSON.stringify(row)}`;
     assert.equal(row.verdict, 'fixed', label);
     assert.equal(row.stock.supported, true, label);
-    assert.equal(row.stock.generation, row.name === '@modelcontextprotocol/sdk' ? 1 : 2, label);
+    assert.equal(row.stock.generation, row.name === '@modelcontextprotocol/sdk' || row.name === '@mcp-use/modelcontextprotocol-sdk' ? 1 : 2, label);
     assert.equal(row.stock.side, row.name === '@modelcontextprotocol/server' ? 'server' : 'client', label);
     // Stock: all progress of the all-in-one calls and the last of each last-with-response call is lost.
     assert.ok(row.stock.lost > 0 && row.stock.unknownToken > 0, label);
@@ -88,9 +91,9 @@ test('this repository: fifteen SDK builds (npm aliases included), each losing pr
   }
   // The human-readable form of the same result.
   const text = report(result, { cwd: ROOT });
-  assert.match(text, /\| package +\| version \| build \| side +\| patchable +\| stock +\| patched +\| verdict \|/);
+  assert.match(text, /\| package +\| version +\| build \| side +\| patchable +\| stock +\| patched +\| verdict \|/);
   assert.match(text, /\| @modelcontextprotocol\/sdk +\| 1\.32\.2 +\| ESM +\| client \| yes \(1\.x\) \| \d+\/\d+ lost, \d+ onerror \| 0\/\d+ lost, 0 onerror \| fixed +\|/);
-  assert.match(text, /the 15 that were are fixed/);
+  assert.match(text, /the 17 that were are fixed/);
 });
 
 test('a project with an SDK copy that cannot be patched: says which and why; exit 1', async () => {

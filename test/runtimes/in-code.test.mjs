@@ -42,7 +42,7 @@ test('both runtimes come from their registry packages on this platform (linux x6
 test('deno without FFI permission: install() throws the NativeAddonError that names --allow-ffi, not a reinstall', { skip: RUNTIMES.deno ? false : 'deno is not installed here' }, async () => {
   const { spawnSync } = await import('node:child_process');
   const fixture = fileURLToPath(new URL('./fixtures/install-error.mjs', import.meta.url));
-  const run = (permissions) => spawnSync(RUNTIMES.deno.command, ['run', ...permissions, fixture], { encoding: 'utf8', env: { ...process.env, ...RUNTIMES.deno.env }, timeout: 120_000 });
+  const run = (permissions) => spawnSync(RUNTIMES.deno.command, ['run', '--no-lock', ...permissions, fixture], { encoding: 'utf8', env: { ...process.env, ...RUNTIMES.deno.env }, timeout: 120_000 });
   const refused = run(['--allow-read', '--allow-env', '--allow-sys']);
   assert.equal(refused.status, 0, refused.stderr);
   const error = JSON.parse(refused.stdout.trim().split('\n').pop());

@@ -98,7 +98,7 @@ test('deno: an app that takes the SDK from npm: specifiers, no node_modules: sto
   const versions = { 1: PKG.devDependencies['@modelcontextprotocol/sdk'], 2: PKG.devDependencies['@modelcontextprotocol/client'] };
   for (const sdk of [1, 2]) {
     const run = async (flags, extra = []) => {
-      const r = await runCommand(deno.command, ['run', '-A', '--node-modules-dir=none', ...flags, file, `--sdk=${sdk}`, `--version=${versions[sdk]}`, `--pairs=${PAIRS}`, ...extra], { cwd: project, env, timeout: 300_000 });
+      const r = await runCommand(deno.command, [...deno.args, '--node-modules-dir=none', ...flags, file, `--sdk=${sdk}`, `--version=${versions[sdk]}`, `--pairs=${PAIRS}`, ...extra], { cwd: project, env, timeout: 300_000 });
       assert.equal(r.code, 0, show(r));
       const result = JSON.parse(r.stdout.trim().split('\n').pop());
       // Loaded from Deno's npm cache, not from any node_modules.
@@ -164,7 +164,7 @@ test('deno: apps register must not break (TypeScript, require() of JSON and of a
   fs.writeFileSync(path.join(project, 'app.cjs'), "console.log(JSON.stringify({ n: require('./data.json').answer, addon: typeof require('./addon.node').classify }));\n");
   for (const [app, expected] of [['app.ts', { n: 42 }], ['app.cjs', { n: 42, addon: 'function' }]]) {
     for (const flags of [[], ['--preload', REGISTER]]) {
-      const r = await runCommand(deno.command, ['run', '-A', ...flags, app], { cwd: project, env: { ...process.env, ...deno.env }, timeout: 120_000 });
+      const r = await runCommand(deno.command, [...deno.args, ...flags, app], { cwd: project, env: { ...process.env, ...deno.env }, timeout: 120_000 });
       assert.equal(r.code, 0, show(r));
       assert.deepEqual(JSON.parse(r.stdout.trim()), expected, `${app} ${flags.join(' ')}`);
       assert.equal(r.stderr, '');

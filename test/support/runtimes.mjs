@@ -32,9 +32,10 @@ export const DENO_ENV = { DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1' };
 
 /**
  * { name, command, args } per runtime: `args` go before the script. Deno
- * runs with every permission (-A; the addon needs --allow-ffi).
+ * runs with every permission (-A; the addon needs --allow-ffi), and writes
+ * no deno.lock (--no-lock) beside the package.json it finds.
  */
 export const RUNTIMES = {
   bun: bunBinary && { name: 'bun', command: bunBinary, args: [] },
-  deno: denoBinary && { name: 'deno', command: denoBinary, args: ['run', '-A'], env: DENO_ENV },
+  deno: denoBinary && { name: 'deno', command: denoBinary, args: ['run', '-A', '--no-lock'], env: DENO_ENV },
 };

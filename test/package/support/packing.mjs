@@ -75,7 +75,8 @@ out[1] = await runRepro({ Client: v1.Client, StdioClientTransport: t1.StdioClien
 const v2 = await import('@modelcontextprotocol/client');
 const t2 = await import('@modelcontextprotocol/client/stdio');
 out[2] = await runRepro({ Client: v2.Client, StdioClientTransport: t2.StdioClientTransport, generation: 2 }, options);
-out.nativeFiles = Object.keys(require.cache).filter((f) => f.endsWith('.node'));
+// The .node files the process has opened (the addon is opened with process.dlopen(), not require()).
+out.nativeFiles = process.report.getReport().sharedObjects.filter((f) => f.endsWith('.node'));
 console.log('APP-RESULT ' + JSON.stringify(out));
 `;
 
