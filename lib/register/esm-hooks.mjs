@@ -19,7 +19,6 @@ export function initialize(data) {
   reachOptions = data.reachOptions;
   // The main thread checks that the hooks went in (lib/register/hooks.cjs's registerEsmHooks).
   data.port?.postMessage('ready');
-  data.port?.unref();
 }
 
 export async function load(url, context, nextLoad) {

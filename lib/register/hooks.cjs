@@ -264,15 +264,20 @@ function warnNoHooks(why, esmOnly = false) {
  */
 function registerEsmHooks() {
   const { pathToFileURL } = require('node:url');
-  const { MessageChannel, receiveMessageOnPort } = require('node:worker_threads');
+  const { MessageChannel, receiveMessageOnPort, isMainThread } = require('node:worker_threads');
   defineReachGlobal();
   wrapCompile();
+  const url = pathToFileURL(path.join(__dirname, 'esm-hooks.mjs')).href;
+  const data = { patchUrl: patchUrl(), framing, reachOptions: REACH_OPTIONS };
+  // Node 20 also runs --require preloads on its loader thread, where a port
+  // cannot be handed to module.register(): checked on the main thread only.
+  if (!isMainThread) {
+    Module.register(url, { data });
+    return;
+  }
   const { port1, port2 } = new MessageChannel();
   try {
-    Module.register(pathToFileURL(path.join(__dirname, 'esm-hooks.mjs')).href, {
-      data: { patchUrl: patchUrl(), framing, reachOptions: REACH_OPTIONS, port: port2 },
-      transferList: [port2],
-    });
+    Module.register(url, { data: { ...data, port: port2 }, transferList: [port2] });
     if (receiveMessageOnPort(port1) === undefined) warnNoHooks('its module.register() installed no hooks', true);
   } finally {
     port1.close();

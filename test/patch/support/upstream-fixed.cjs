@@ -79,8 +79,9 @@ function build(dir, fixed) {
     if (entry.startsWith('.') || entry === '@modelcontextprotocol') continue;
     // The SDK copies installed under npm aliases stay out: this project has only the fixed ones.
     if (readJson(path.join(NODE_MODULES, entry, 'package.json'))?.name?.startsWith('@modelcontextprotocol/')) continue;
-    // So does mcp-remote, which bundles a stock 2.0.0 client in its dist/ (doctor would list it as a bundled copy).
-    if (entry === 'mcp-remote') continue;
+    // So does mcp-remote, which bundles a stock 2.0.0 client in its dist/ (doctor would list it as a bundled copy),
+    // and the SDK fork published under another name (@mcp-use/modelcontextprotocol-sdk: an installed copy too).
+    if (entry === 'mcp-remote' || entry === '@mcp-use') continue;
     fs.symlinkSync(path.join(NODE_MODULES, entry), path.join(modules, entry), 'dir');
   }
   const rewritten = {};
