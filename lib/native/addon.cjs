@@ -268,7 +268,13 @@ function loadAddon() {
     });
   }
   let why;
-  if (brokenPackage) {
+  const compiled = compiledExecutable();
+  if (compiled !== undefined) {
+    why =
+      `This process is ${compiled}: nothing can be installed into it, and the addon was not built into it. ` +
+      'Build the executable with the bundler plugin (mcp-ordered-dispatch/bun, /esbuild, ...: docs/build-it-in.md), which puts the addon inside, ' +
+      `or ship ${binaryFileName(abi)} beside it and set ${ENV_OVERRIDE} to its path.`;
+  } else if (brokenPackage) {
     why = `${brokenPackage}. Reinstall it (delete node_modules/${pkgName} and run your install again).`;
   } else if (supported) {
     why =
@@ -289,6 +295,17 @@ function loadAddon() {
       `${binaryFileName(abi)} in ${ROOT}). ${why}`,
     { cause: new AggregateError(errors, `the native addon for ${abi} could not be loaded`) },
   );
+}
+
+/** What kind of single executable this process is ('a Bun-compiled executable', 'a Node single executable application'), or undefined. */
+function compiledExecutable() {
+  if (globalThis.Bun?.isStandaloneExecutable === true || __dirname.startsWith('/$bunfs/') || /^[A-Z]:\\~BUN\\/.test(__dirname)) return 'a Bun-compiled executable';
+  try {
+    if (process.getBuiltinModule?.('node:sea')?.isSea()) return 'a Node single executable application';
+  } catch {
+    // No node:sea here.
+  }
+  return undefined;
 }
 
 /** napi-rs's platformArchABI of a Rust target triple (the 8 release targets). */

@@ -55,3 +55,32 @@ test('deno without FFI permission: install() throws the NativeAddonError that na
   assert.equal(allowed.status, 0, allowed.stderr);
   assert.ok(JSON.parse(allowed.stdout.trim().split('\n').pop()).installed > 0, allowed.stdout);
 });
+
+test('a Bun-compiled executable with no addon inside: install() throws the NativeAddonError that says so and how to build it in, not "is not installed"', { skip: RUNTIMES.bun ? false : 'bun is not installed here' }, async () => {
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const { runCommand, show } = await import('../support/spawn-node.mjs');
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mod-bun-compiled-'));
+  try {
+    // The package as it ships (its files, no .node and no clone beside them), as an app's bundle would take it.
+    const pkg = path.join(dir, 'pkg');
+    for (const entry of ['package.json', ...require('../../package.json').files]) {
+      if (fs.existsSync(path.join(root, entry))) fs.cpSync(path.join(root, entry), path.join(pkg, entry), { recursive: true });
+    }
+    fs.writeFileSync(path.join(dir, 'app.mjs'), `import { install } from ${JSON.stringify(path.join(pkg, 'index.mjs'))};
+try { install(); console.log(JSON.stringify({ installed: true })); } catch (e) { console.log(JSON.stringify({ name: e.name, message: e.message })); }
+`);
+    const built = await runCommand(RUNTIMES.bun.command, ['build', '--compile', 'app.mjs', '--outfile', path.join(dir, 'run', 'app')], { cwd: dir, timeout: 120_000 });
+    assert.equal(built.code, 0, show(built));
+    const r = await runCommand(path.join(dir, 'run', 'app'), [], { cwd: path.join(dir, 'run'), timeout: 60_000 });
+    assert.equal(r.code, 0, show(r));
+    const error = JSON.parse(r.stdout.trim().split('\n').pop());
+    assert.equal(error.name, 'NativeAddonError');
+    assert.match(error.message, /This process is a Bun-compiled executable: nothing can be installed into it.*bundler plugin.*MCP_ORDERED_DISPATCH_NATIVE/);
+    assert.doesNotMatch(error.message, /is not installed|Reinstall/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
