@@ -8,7 +8,8 @@
 //     the SDK from `npm:` specifiers with no node_modules (Deno's npm cache),
 //     under `--preload` and with install();
 // each 0 lost, nothing on stderr. Also: client apps bundled by `bun build
-// --minify` (and by esbuild and rollup) and run by Bun under register; `bun test --preload register` on a
+// --minify` (and by esbuild and rollup) and run by Bun under register; a
+// dependency's nested SDK copy under Bun; `bun test --preload register` on a
 // test that asserts every progress notification; Deno apps register must not
 // break (TypeScript, require() of JSON and of a .node addon); and a runtime
 // where register cannot hook module loading: one warning, the app runs stock.
@@ -23,6 +24,7 @@ import { runReproChild } from '../support/run-repro.mjs';
 import { RUNTIMES } from '../support/runtimes.mjs';
 import { runCommand, show } from '../support/spawn-node.mjs';
 import { buildBundles, ROOT, RAW_SERVER, PROGRESS } from '../support/bundles.mjs';
+import { makeNestedProject } from '../support/nested-project.mjs';
 
 const require = createRequire(import.meta.url);
 const { FLAVORS } = require('../support/sdk.cjs');
@@ -141,6 +143,38 @@ test('bun: client apps bundled by `bun build --minify` (and by esbuild and rollu
     assert.equal(patched.onerrors, 0);
     assert.equal(patched.patched, true);
     assert.equal(patched.stderr, '');
+  }
+});
+
+test('bun: a dependency\'s own nested SDK copy (1.23.0 in dep/node_modules), CommonJS and ES module builds, under --preload register: 0 lost; stock: all lost', { skip: bun ? false : 'bun is not installed here' }, async () => {
+  const project = makeNestedProject();
+  try {
+    const nested = project.copies.nested;
+    const repro = JSON.stringify(path.join(ROOT, 'test', 'support', 'repro.cjs'));
+    const body = `const r = await runRepro({ Client, StdioClientTransport, generation: 1 }, { pairs: 3, progress: 20, mode: 'all-in-one' });
+console.log(JSON.stringify({ lost: r.lost, expected: r.progressExpected, onerrors: r.onerrorCount }));`;
+    fs.writeFileSync(path.join(project.dir, 'app.cjs'), `const { runRepro } = require(${repro});
+const { Client } = require(${JSON.stringify(path.join(nested, 'dist/cjs/client/index.js'))});
+const { StdioClientTransport } = require(${JSON.stringify(path.join(nested, 'dist/cjs/client/stdio.js'))});
+(async () => { ${body} })();\n`);
+    fs.writeFileSync(path.join(project.dir, 'app.mjs'), `import { createRequire } from 'node:module';
+const { runRepro } = createRequire(import.meta.url)(${repro});
+const { Client } = await import(${JSON.stringify(path.join(nested, 'dist/esm/client/index.js'))});
+const { StdioClientTransport } = await import(${JSON.stringify(path.join(nested, 'dist/esm/client/stdio.js'))});
+${body}\n`);
+    for (const app of ['app.cjs', 'app.mjs']) {
+      const run = async (flags) => {
+        const r = await runCommand(bun.command, [...flags, app], { cwd: project.dir, timeout: 120_000 });
+        assert.equal(r.code, 0, show(r));
+        return { ...JSON.parse(r.stdout.trim().split('\n').pop()), stderr: r.stderr };
+      };
+      const stock = await run([]);
+      assert.equal(stock.lost, 60, `${app} stock: ${JSON.stringify(stock)}`);
+      const patched = await run(['--preload', REGISTER]);
+      assert.deepEqual(patched, { lost: 0, expected: 60, onerrors: 0, stderr: '' }, app);
+    }
+  } finally {
+    fs.rmSync(project.dir, { recursive: true, force: true });
   }
 });
 
