@@ -22,7 +22,7 @@
 const Module = require('node:module');
 const path = require('node:path');
 const sdk = require('../adapters/modules.cjs');
-const { reachSource } = require('../shape/reach.cjs');
+const { reachSource, defineHandOver } = require('../shape/reach.cjs');
 
 /**
  * What MCP_ORDERED_DISPATCH_FRAMING asks of register, which takes no
@@ -38,45 +38,22 @@ const framingMode = framingFromEnv();
 const framing = framingMode !== 'off';
 const stdioOptions = { offThread: framingMode === 'main-thread' ? false : undefined };
 
-const LOAD_FAILED = 'MCP_ORDERED_DISPATCH_LOAD_FAILED';
+// What patches the classes handed over (lib/patch/handed.cjs), loaded with the first SDK module.
+let handed;
 
-// undefined: not loaded yet; null: the addon could not be loaded (warned once).
-let machinery;
-
-/** The patcher (and through it the native addon), loaded on first use; null when the addon cannot be loaded. */
-function loadMachinery() {
-  if (machinery !== undefined) return machinery;
-  try {
-    const { patchProtocol, isPatched } = require('../patch/protocol.cjs');
-    const { sourceOfFile } = require('../discover/package-of.cjs');
-    const { patchStdioExports, patchStdioTransport, isStdioPatched } = require('../patch/transports.cjs');
-    const { warnUnsupported } = require('../patch/records.cjs');
-    require('../native/addon.cjs').load(); // the addon loads lazily: a NativeAddonError surfaces here
-    machinery = { patchProtocol, isPatched, sourceOfFile, patchStdioExports, patchStdioTransport, isStdioPatched, warnUnsupported };
-  } catch (error) {
-    if (error?.code !== LOAD_FAILED) throw error;
-    machinery = null;
-    process.emitWarning(error.message, { type: 'NativeAddonWarning', code: LOAD_FAILED });
-  }
-  return machinery;
+function patcher() {
+  handed ??= require('../patch/handed.cjs').createHandedPatcher({ framing, offThread: stdioOptions.offThread });
+  return handed;
 }
 
-// At load time a copy we cannot patch is left stock with a warning rather
-// than failing the application's import; install() and patchProtocol() throw.
+/** Patch a Protocol class loaded from `file` (left stock with a warning when it cannot be). */
 function patchLoaded(Protocol, file) {
-  const m = loadMachinery();
-  if (m === null || m.isPatched(Protocol)) return;
-  try {
-    m.patchProtocol(Protocol, { source: m.sourceOfFile(file) });
-  } catch (error) {
-    m.warnUnsupported(error);
-  }
+  patcher().patchLoaded(Protocol, file);
 }
 
 /** Native framing for the stdio transport classes among `exports` (a module's exports or a { name: class } object). */
 function patchStdioLoaded(exports, file) {
-  const m = loadMachinery();
-  if (m !== null) m.patchStdioExports(exports, file, stdioOptions);
+  patcher().patchStdioLoaded(exports, file);
 }
 
 /**
@@ -86,7 +63,7 @@ function patchStdioLoaded(exports, file) {
  */
 function afterRequire(exports, request, parent, isMain) {
   // Without the addon, nothing is done.
-  if (machinery === null) return exports;
+  if (handed?.unavailable) return exports;
   // SDK modules re-require each other: once the patcher is loaded, a
   // Protocol it has patched costs no resolution.
   let Protocol;
@@ -94,7 +71,7 @@ function afterRequire(exports, request, parent, isMain) {
   let needsFraming = false;
   try {
     Protocol = sdk.protocolExportOf(exports);
-    needsProtocol = sdk.isSdkProtocol(Protocol) && !machinery?.isPatched(Protocol);
+    needsProtocol = sdk.isSdkProtocol(Protocol) && !handed?.isPatched(Protocol);
     needsFraming = framing && sdk.exportsStdio(exports);
   } catch {
     // An exports object whose getter throws is not the SDK's.
@@ -140,46 +117,9 @@ function esmLoaded(url, result) {
 /** The global the static blocks lib/shape/blocks.cjs inserts call, with (kind, generation, file, class). */
 const REACH_GLOBAL = '__mcpOrderedDispatchReach';
 
-/** A class a static block handed over, as it was defined: patch it (the SDK's own checks decide; an unsupported one is left stock with a warning). */
-function reached(kind, generation, file, Class) {
-  if (typeof Class !== 'function') return;
-  if (typeof file === 'string' && file.startsWith('file:')) {
-    try {
-      file = require('node:url').fileURLToPath(file);
-    } catch {
-      return;
-    }
-  }
-  if (kind === 'protocol') {
-    if (sdk.isSdkProtocol(Class)) patchLoaded(Class, file);
-    return;
-  }
-  if (kind === 'stdio' && framing) {
-    const m = loadMachinery();
-    if (m === null || m.isStdioPatched(Class)) return;
-    try {
-      m.patchStdioTransport(Class, { source: m.sourceOfFile(file), offThread: stdioOptions.offThread });
-    } catch (error) {
-      m.warnUnsupported(error);
-    }
-  }
-}
-
 /** Define the global the inserted blocks call (once; a block runs on the main thread, whichever thread changed its module's source). */
 function defineReachGlobal() {
-  if (Object.hasOwn(globalThis, REACH_GLOBAL)) return;
-  Object.defineProperty(globalThis, REACH_GLOBAL, {
-    value: function mcpOrderedDispatchReach(kind, generation, file, Class) {
-      try {
-        reached(kind, generation, file, Class);
-      } catch {
-        // Never into the application's class definition.
-      }
-    },
-    configurable: true,
-    writable: false,
-    enumerable: false,
-  });
+  defineHandOver(REACH_GLOBAL, (kind, generation, file, Class) => patcher().reached(kind, generation, file, Class));
 }
 
 /** What register asks of lib/shape/reach.cjs: SDK-scope modules are patched by their exports (afterRequire, esmLoaded). */

@@ -103,4 +103,25 @@ function withBlocks(text, file, format, global) {
   return changed;
 }
 
-module.exports = { reachSource, bytesOf, textOf, BUILT_GLOBAL };
+/**
+ * Define `globalThis[name]`, the function the inserted blocks call, as a call
+ * of `receive(kind, generation, file, Class)` (once: a global already defined
+ * is kept; an error never reaches the class definition).
+ */
+function defineHandOver(name, receive) {
+  if (Object.hasOwn(globalThis, name)) return;
+  Object.defineProperty(globalThis, name, {
+    value: function mcpOrderedDispatchReach(kind, generation, file, Class) {
+      try {
+        receive(kind, generation, file, Class);
+      } catch {
+        // Never into the application's class definition.
+      }
+    },
+    configurable: true,
+    writable: false,
+    enumerable: false,
+  });
+}
+
+module.exports = { reachSource, defineHandOver, bytesOf, textOf, BUILT_GLOBAL };

@@ -84,7 +84,7 @@ test('@arethetypeswrong/cli: no problem for any entry point under node10, node16
   const report = JSON.parse(r.stdout);
   assert.deepEqual(report.problems, {}, r.out);
   const entries = Object.keys(report.analysis.entrypoints);
-  assert.deepEqual(entries.sort(), ['.', './package.json', './register', './testing']);
+  assert.deepEqual(entries.sort(), ['.', './bun', './esbuild', './package.json', './register', './rollup', './testing', './vite', './webpack']);
   for (const [entry, { resolutions }] of Object.entries(report.analysis.entrypoints)) {
     for (const mode of ['node10', 'node16-cjs', 'node16-esm', 'bundler']) {
       assert.ok(resolutions[mode]?.resolution, `${entry} resolves under ${mode}`);

@@ -7,10 +7,17 @@
 // JSON: { lost, expected, onerrors, failed } of one connection's call whose
 // `PROGRESS` progress notifications all arrive in the response's read
 // (the raw server's all-in-one mode; its path in RAW_SERVER).
+// With `{ plugin }` (the bundler plugin's options) each bundler runs with
+// mcp-ordered-dispatch's plugin (esbuild.cjs, rollup.cjs, vite.cjs,
+// webpack.cjs, bun.cjs at the root); `{ separate: true }` gives each bundle a
+// directory of its own (the output alone: the bundle and what the build put
+// beside it); `{ extended: true }` adds the variants only the plugin's suite
+// builds: Vite (build, SSR for Node) and webpack development with devtool 'eval'.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const RAW_SERVER = path.join(ROOT, 'test', 'fixtures', 'raw-server.mjs');
@@ -52,7 +59,7 @@ const ESM_BANNER =
   "import { createRequire as __odCreateRequire } from 'node:module'; import { fileURLToPath as __odPath } from 'node:url'; import { dirname as __odDir } from 'node:path';\n" +
   'const require = __odCreateRequire(import.meta.url); const __filename = __odPath(import.meta.url); const __dirname = __odDir(__filename);\n';
 
-async function esbuildAll(dir, entries, keep) {
+async function esbuildAll(dir, entries, keep, { plugin, separate }) {
   const esbuild = require('esbuild');
   const out = [];
   for (const [app, entry] of entries) {
@@ -63,7 +70,7 @@ async function esbuildAll(dir, entries, keep) {
         ['minify-keep-names', { minify: true, keepNames: true }],
       ]) {
         if (!keep({ app, bundler: 'esbuild', format, variant })) continue;
-        const file = path.join(dir, `${app}.esbuild-${format}-${variant}.${format === 'esm' ? 'mjs' : 'cjs'}`);
+        const file = outFile(dir, `${app}.esbuild-${format}-${variant}.${format === 'esm' ? 'mjs' : 'cjs'}`, separate);
         await esbuild.build({
           entryPoints: [entry],
           bundle: true,
@@ -73,6 +80,7 @@ async function esbuildAll(dir, entries, keep) {
           nodePaths: [NODE_MODULES],
           logLevel: 'silent',
           banner: format === 'esm' ? { js: ESM_BANNER } : undefined,
+          plugins: plugin === undefined ? [] : [require('../../esbuild.cjs')(plugin)],
           ...options,
         });
         out.push({ app, bundler: 'esbuild', format, variant, file });
@@ -93,37 +101,40 @@ function webpackRun(config) {
   });
 }
 
-async function webpackAll(dir, entries, keep) {
-  const out = [];
+async function webpackAll(dir, entries, keep, { plugin, separate, extended }) {
+  const built = [];
   for (const [app, entry] of entries) {
-    for (const [variant, mode, format] of [
+    for (const [variant, mode, format, devtool = false] of [
       ['development', 'development', 'cjs'],
       ['production-terser', 'production', 'cjs'],
       ['production-terser', 'production', 'esm'],
+      ...(extended ? [['development-eval', 'development', 'cjs', 'eval']] : []),
     ]) {
       if (!keep({ app, bundler: 'webpack', format, variant })) continue;
-      const filename = `${app}.webpack-${format}-${variant}.${format === 'esm' ? 'mjs' : 'cjs'}`;
+      const file = outFile(dir, `${app}.webpack-${format}-${variant}.${format === 'esm' ? 'mjs' : 'cjs'}`, separate);
+      const [out, filename] = [path.dirname(file), path.basename(file)];
       await webpackRun({
         mode,
         target: 'node20',
         entry,
-        devtool: false,
+        devtool,
         context: dir,
         resolve: { modules: [NODE_MODULES, 'node_modules'] },
-        output: format === 'esm' ? { path: dir, filename, module: true, chunkFormat: 'module', library: { type: 'module' } } : { path: dir, filename, library: { type: 'commonjs2' } },
+        output: format === 'esm' ? { path: out, filename, module: true, chunkFormat: 'module', library: { type: 'module' } } : { path: out, filename, library: { type: 'commonjs2' } },
         experiments: format === 'esm' ? { outputModule: true } : {},
         optimization: { splitChunks: false },
         performance: { hints: false },
         infrastructureLogging: { level: 'none' },
         stats: 'none',
+        plugins: plugin === undefined ? [] : [require('../../webpack.cjs')(plugin)],
       });
-      out.push({ app, bundler: 'webpack', format, variant, file: path.join(dir, filename) });
+      built.push({ app, bundler: 'webpack', format, variant, file });
     }
   }
-  return out;
+  return built;
 }
 
-async function rollupAll(dir, entries, keep) {
+async function rollupAll(dir, entries, keep, { plugin, separate }) {
   const { rollup } = require('rollup');
   const { nodeResolve } = require('@rollup/plugin-node-resolve');
   const commonjs = require('@rollup/plugin-commonjs');
@@ -134,7 +145,12 @@ async function rollupAll(dir, entries, keep) {
     if (!['cjs', 'esm'].some((format) => ['plain', 'terser'].some((variant) => keep({ app, bundler: 'rollup', format, variant })))) continue;
     const bundle = await rollup({
       input: entry,
-      plugins: [nodeResolve({ modulePaths: [NODE_MODULES], preferBuiltins: true, exportConditions: ['node'] }), commonjs({ ignoreDynamicRequires: true }), json()],
+      plugins: [
+        ...(plugin === undefined ? [] : [require('../../rollup.cjs')(plugin)]),
+        nodeResolve({ modulePaths: [NODE_MODULES], preferBuiltins: true, exportConditions: ['node'] }),
+        commonjs({ ignoreDynamicRequires: true }),
+        json(),
+      ],
       onwarn: () => {},
     });
     try {
@@ -143,9 +159,11 @@ async function rollupAll(dir, entries, keep) {
         const code = output[0].code;
         for (const variant of ['plain', 'terser']) {
           if (!keep({ app, bundler: 'rollup', format, variant })) continue;
-          const file = path.join(dir, `${app}.rollup-${format}-${variant}.${format === 'esm' ? 'mjs' : 'cjs'}`);
+          const file = outFile(dir, `${app}.rollup-${format}-${variant}.${format === 'esm' ? 'mjs' : 'cjs'}`, separate);
           const text = variant === 'plain' ? code : (await terser.minify(code, { module: format === 'esm', compress: true, mangle: true })).code;
           fs.writeFileSync(file, text);
+          // What the plugins emitted beside the chunk (the plugin's addon).
+          for (const asset of output.filter((o) => o.type === 'asset')) fs.writeFileSync(path.join(path.dirname(file), asset.fileName), asset.source);
           out.push({ app, bundler: 'rollup', format, variant, file });
         }
       }
@@ -173,10 +191,9 @@ export function bunBinary() {
   }
 }
 
-async function bunAll(dir, entries, keep) {
+async function bunAll(dir, entries, keep, { plugin, separate }) {
   const bun = bunBinary();
   if (bun === undefined) return [];
-  const { execFileSync } = await import('node:child_process');
   // bun resolves from the entry's directory: give it the repository's node_modules there.
   const home = path.join(dir, 'bun');
   fs.mkdirSync(home, { recursive: true });
@@ -192,12 +209,78 @@ async function bunAll(dir, entries, keep) {
       ['cjs', 'minify', ['--minify']],
     ]) {
       if (!keep({ app, bundler: 'bun', format, variant })) continue;
-      const file = path.join(dir, `${app}.bun-${format}-${variant}.${format === 'esm' ? 'mjs' : 'cjs'}`);
-      execFileSync(bun, ['build', src, '--target=node', `--format=${format}`, `--outfile=${file}`, ...flags], { cwd: home, stdio: 'pipe', timeout: 120_000 });
+      const file = outFile(dir, `${app}.bun-${format}-${variant}.${format === 'esm' ? 'mjs' : 'cjs'}`, separate);
+      if (plugin === undefined) {
+        execFileSync(bun, ['build', src, '--target=node', `--format=${format}`, `--outfile=${file}`, ...flags], { cwd: home, stdio: 'pipe', timeout: 120_000 });
+      } else {
+        // A plugin needs Bun.build(): the same options as the command line's.
+        bunBuild(bun, { entrypoints: [src], target: 'node', format, outdir: path.dirname(file), naming: path.basename(file), minify: flags.includes('--minify'), keepNames: flags.includes('--keep-names') }, plugin, home);
+      }
       out.push({ app, bundler: 'bun', format, variant, file });
     }
   }
   return out;
+}
+
+/**
+ * Bun.build(`config`) with the plugin (`plugin`: its options), run by `bun`
+ * in `cwd`; `config.compile` makes an executable. Throws with Bun's logs when
+ * the build fails.
+ */
+export function bunBuild(bun, config, plugin, cwd) {
+  const script = `import mcpOrderedDispatch from ${JSON.stringify(path.join(ROOT, 'bun.mjs'))};
+const r = await Bun.build({ ...${JSON.stringify(config)}, plugins: [mcpOrderedDispatch(${JSON.stringify(plugin)})] });
+if (!r.success) { console.error(r.logs.map(String).join('\\n')); process.exit(1); }`;
+  const file = path.join(cwd, `build-${process.pid}-${Math.random().toString(36).slice(2)}.mjs`);
+  fs.writeFileSync(file, script);
+  try {
+    return execFileSync(bun, [file], { cwd, encoding: 'utf8', stdio: 'pipe', timeout: 120_000 });
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+}
+
+/** Vite (build; SSR for Node, every dependency bundled): ES module and CommonJS output. */
+async function viteAll(dir, entries, keep, { plugin, separate, extended }) {
+  if (!extended) return [];
+  const out = [];
+  // Vite resolves from its root: give it the repository's node_modules there.
+  const home = path.join(dir, 'vite');
+  fs.mkdirSync(home, { recursive: true });
+  fs.symlinkSync(NODE_MODULES, path.join(home, 'node_modules'), 'junction');
+  for (const [app, source] of entries) {
+    const entry = path.join(home, path.basename(source));
+    fs.copyFileSync(source, entry);
+    for (const format of ['esm', 'cjs']) {
+      if (!keep({ app, bundler: 'vite', format, variant: 'build' })) continue;
+      const { build } = await import('vite');
+      const file = outFile(dir, `${app}.vite-${format}-build.${format === 'esm' ? 'mjs' : 'cjs'}`, separate);
+      await build({
+        configFile: false,
+        logLevel: 'silent',
+        root: home,
+        ssr: { noExternal: true, target: 'node' },
+        plugins: plugin === undefined ? [] : [require('../../vite.cjs')(plugin)],
+        build: {
+          ssr: entry,
+          outDir: path.dirname(file),
+          emptyOutDir: false,
+          minify: true,
+          rollupOptions: { output: { format, entryFileNames: path.basename(file), inlineDynamicImports: true, banner: format === 'esm' ? ESM_BANNER : undefined } },
+        },
+      });
+      out.push({ app, bundler: 'vite', format, variant: 'build', file });
+    }
+  }
+  return out;
+}
+
+/** Where a bundle named `name` goes: into `dir`, or (separate) into a directory of its own there. */
+function outFile(dir, name, separate) {
+  if (!separate) return path.join(dir, name);
+  const own = path.join(dir, name.replace(/\.[cm]?js$/, ''));
+  fs.mkdirSync(own, { recursive: true });
+  return path.join(own, name);
 }
 
 /**
@@ -218,13 +301,20 @@ export const LINE_BUNDLES = [
 
 /**
  * Build every bundle into `dir` (or those `keep({ app, bundler, format, variant })`
- * accepts): [{ app, bundler, format, variant, file }].
+ * accepts): [{ app, bundler, format, variant, file }]. `options`: plugin,
+ * separate, extended (above).
  */
-export async function buildBundles(dir, keep = () => true) {
+export async function buildBundles(dir, keep = () => true, options = {}) {
   const entries = Object.entries(APPS).map(([app, spec]) => {
     const entry = path.join(dir, `${app}.src.mjs`);
     fs.writeFileSync(entry, appSource(spec));
     return [app, entry];
   });
-  return [...(await esbuildAll(dir, entries, keep)), ...(await webpackAll(dir, entries, keep)), ...(await rollupAll(dir, entries, keep)), ...(await bunAll(dir, entries, keep))];
+  return [
+    ...(await esbuildAll(dir, entries, keep, options)),
+    ...(await webpackAll(dir, entries, keep, options)),
+    ...(await rollupAll(dir, entries, keep, options)),
+    ...(await viteAll(dir, entries, keep, options)),
+    ...(await bunAll(dir, entries, keep, options)),
+  ];
 }

@@ -1,0 +1,103 @@
+'use strict';
+// Patching an SDK class as it is handed over at load time, for whoever
+// hands it: register's load hooks (lib/register/hooks.cjs: a module's
+// exports, or the static block lib/shape/blocks.cjs inserts) and the
+// runtime a bundler plugin builds into an application (lib/plugin/runtime.cjs).
+// The patcher, the SDK source checks and the native addon load on the first
+// class handed over; with no loadable addon that first class prints one
+// warning (the loader's message, a NativeAddonWarning) and every class stays
+// stock. A class the SDK's checks refuse is left stock with a warning; nothing
+// here throws into the application's module loading or class definition.
+
+const sdk = require('../adapters/modules.cjs');
+
+const LOAD_FAILED = 'MCP_ORDERED_DISPATCH_LOAD_FAILED';
+
+/**
+ * A patcher for handed-over classes. `options`: framing (whether stdio
+ * transports get native framing), offThread (their reader: undefined, the
+ * default off-thread one, or false), sourceOf(file) (what messages name a
+ * class by; default: the nearest package.json of `file`).
+ */
+function createHandedPatcher({ framing = true, offThread, sourceOf } = {}) {
+  // undefined: not loaded yet; null: the addon could not be loaded (warned once).
+  let machinery;
+
+  /** The patcher (and through it the native addon), loaded on first use; null when the addon cannot be loaded. */
+  function loadMachinery() {
+    if (machinery !== undefined) return machinery;
+    try {
+      const { patchProtocol, isPatched } = require('./protocol.cjs');
+      const { patchStdioExports, patchStdioTransport, isStdioPatched } = require('./transports.cjs');
+      const { warnUnsupported } = require('./records.cjs');
+      const describe = sourceOf ?? require('../discover/package-of.cjs').sourceOfFile;
+      require('../native/addon.cjs').load(); // the addon loads lazily: a NativeAddonError surfaces here
+      machinery = { patchProtocol, isPatched, sourceOf: describe, patchStdioExports, patchStdioTransport, isStdioPatched, warnUnsupported };
+    } catch (error) {
+      if (error?.code !== LOAD_FAILED) throw error;
+      machinery = null;
+      process.emitWarning(error.message, { type: 'NativeAddonWarning', code: LOAD_FAILED });
+    }
+    return machinery;
+  }
+
+  // At load time a copy we cannot patch is left stock with a warning rather
+  // than failing the application's import; install() and patchProtocol() throw.
+  function patchLoaded(Protocol, file) {
+    const m = loadMachinery();
+    if (m === null || m.isPatched(Protocol)) return;
+    try {
+      m.patchProtocol(Protocol, { source: m.sourceOf(file) });
+    } catch (error) {
+      m.warnUnsupported(error);
+    }
+  }
+
+  /** Native framing for the stdio transport classes among `exports` (a module's exports or a { name: class } object). */
+  function patchStdioLoaded(exports, file) {
+    const m = loadMachinery();
+    if (m !== null) m.patchStdioExports(exports, file, { offThread });
+  }
+
+  /** A class a static block handed over, as it was defined: patch it (the SDK's own checks decide; an unsupported one is left stock with a warning). */
+  function reached(kind, generation, file, Class) {
+    if (typeof Class !== 'function') return;
+    if (typeof file === 'string' && file.startsWith('file:')) {
+      try {
+        file = require('node:url').fileURLToPath(file);
+      } catch {
+        return;
+      }
+    }
+    if (kind === 'protocol') {
+      if (sdk.isSdkProtocol(Class)) patchLoaded(Class, file);
+      return;
+    }
+    if (kind === 'stdio' && framing) {
+      const m = loadMachinery();
+      if (m === null || m.isStdioPatched(Class)) return;
+      try {
+        m.patchStdioTransport(Class, { source: m.sourceOf(file), offThread });
+      } catch (error) {
+        m.warnUnsupported(error);
+      }
+    }
+  }
+
+  return {
+    loadMachinery,
+    patchLoaded,
+    patchStdioLoaded,
+    reached,
+    /** Whether the addon could not be loaded (warned): nothing more is done. */
+    get unavailable() {
+      return machinery === null;
+    },
+    /** Whether `Protocol` is patched, as far as the loaded patcher knows (false before it loads). */
+    isPatched(Protocol) {
+      return machinery ? machinery.isPatched(Protocol) : false;
+    },
+  };
+}
+
+module.exports = { createHandedPatcher };

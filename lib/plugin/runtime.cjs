@@ -1,0 +1,131 @@
+'use strict';
+// What a bundle built with the bundler plugin (lib/plugin/index.cjs) runs
+// before its first SDK class is defined: each module the plugin changed
+// calls start(config) first thing. It tells the native loader where this
+// build's addon is (lib/native/addon.cjs's provideAddon), then defines the
+// global the build-time static blocks call (BUILT_GLOBAL), handing each SDK
+// class to the same patcher register uses (lib/patch/handed.cjs). Where the
+// addon comes from, first found:
+//   - a Node single executable application's asset named
+//     `<binaryName>.<platform>.node` (sea-config.json `assets`), written once
+//     to a per-user cache directory named by its content hash;
+//   - the `.node` a Bun build required statically (`bun build --compile`
+//     embeds it; a plain `bun build` copies it beside the output);
+//   - the `.node` the plugin put beside the output: looked for beside this
+//     bundle (__dirname), the main module, the entry script and the executable.
+// When none is there (a platform the build did not include), the loader's
+// error names what the artifact lacks and how to fix the build; the first
+// SDK class prints it once as a NativeAddonWarning and the app runs stock.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const native = require('../native/addon.cjs');
+const { BUILT_GLOBAL, defineHandOver } = require('../shape/reach.cjs');
+const { createHandedPatcher } = require('../patch/handed.cjs');
+
+const FROM = 'the mcp-ordered-dispatch bundler plugin';
+
+let started = false;
+
+/**
+ * `config` (written by the plugin into each changed module): platforms (the
+ * napi-rs platform names whose addon the build includes), framing (native
+ * stdio framing, default true), embedded ({ [platform]: () => addon exports },
+ * Bun builds only).
+ */
+function start(config = {}) {
+  if (started) return;
+  started = true;
+  try {
+    provide(config);
+  } catch {
+    // The loader then looks where it always does (MCP_ORDERED_DISPATCH_NATIVE, the platform package).
+  }
+  const patcher = createHandedPatcher({
+    framing: config.framing !== false,
+    sourceOf: (file) => ({ name: `${file} (built in)`, file }),
+  });
+  defineHandOver(BUILT_GLOBAL, patcher.reached);
+}
+
+/** How to fix a build that lacks this platform's addon. */
+function fixFor(abi, name, platforms) {
+  if (!platforms.includes(abi)) {
+    const has = platforms.length > 0 ? `the addon for ${platforms.join(', ')} only` : 'no native addon';
+    return `This build includes ${has}, not ${abi}'s: add '${abi}' to the mcp-ordered-dispatch ` +
+      `plugin's platforms option (with its package ${native.platformPackageName(abi)} installed where the build ` +
+      `runs) and rebuild; or set ${native.ENV_OVERRIDE} to a ${name}.`;
+  }
+  return `Ship ${name} (written by the build beside its output) with the bundle, in the same directory; ` +
+    `or set ${native.ENV_OVERRIDE} to it.`;
+}
+
+function provide({ platforms = [], embedded }) {
+  const abi = native.platformArchABI();
+  const name = native.binaryFileName(abi);
+  const fix = fixFor(abi, name, platforms);
+  const sea = seaAddon(name);
+  if (sea !== undefined) {
+    native.provideAddon({ file: sea, from: `this single executable application (its asset ${name})`, fix });
+    return;
+  }
+  const embed = embedded?.[abi];
+  if (typeof embed === 'function') {
+    native.provideAddon({ addon: embed(), from: FROM, fix });
+    return;
+  }
+  const dirs = candidateDirs();
+  const file = dirs.map((dir) => path.join(dir, name)).find((f) => fs.existsSync(f)) ?? path.join(dirs[0], name);
+  native.provideAddon({ file, from: FROM, fix });
+}
+
+/** Where a bundle's addon may be: beside this bundle, the main module, the entry script, the executable. */
+function candidateDirs() {
+  const dirs = [];
+  // eslint-disable-next-line no-undef
+  if (typeof __dirname === 'string' && path.isAbsolute(__dirname)) dirs.push(__dirname);
+  const main = typeof require === 'function' ? require.main?.filename : undefined;
+  if (typeof main === 'string') dirs.push(path.dirname(main));
+  if (typeof process.argv[1] === 'string') dirs.push(path.dirname(path.resolve(process.argv[1])));
+  dirs.push(path.dirname(process.execPath));
+  return [...new Set(dirs)];
+}
+
+/** A single executable application's addon asset, written out once per content: its file, or undefined (not a SEA, or no such asset). */
+function seaAddon(name) {
+  let sea;
+  try {
+    sea = process.getBuiltinModule?.('node:sea');
+    if (!sea?.isSea?.()) return undefined;
+  } catch {
+    return undefined;
+  }
+  let bytes;
+  try {
+    bytes = Buffer.from(sea.getRawAsset(name));
+  } catch {
+    return undefined; // no such asset: the other places, then the loader's message
+  }
+  const hash = require('node:crypto').createHash('sha256').update(bytes).digest('hex').slice(0, 32);
+  const dir = path.join(userCacheDir(), 'mcp-ordered-dispatch', 'sea', hash);
+  const file = path.join(dir, name);
+  if (!(fs.existsSync(file) && fs.statSync(file).size === bytes.length)) {
+    fs.mkdirSync(dir, { recursive: true });
+    const temporary = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(temporary, bytes, { mode: 0o755 });
+    fs.renameSync(temporary, file);
+  }
+  return file;
+}
+
+/** The per-user cache directory: $XDG_CACHE_HOME or ~/.cache (Linux), ~/Library/Caches (macOS), %LOCALAPPDATA% (Windows). */
+function userCacheDir() {
+  const os = require('node:os');
+  if (process.platform === 'win32') return process.env.LOCALAPPDATA || path.join(os.homedir(), 'AppData', 'Local');
+  if (process.platform === 'darwin') return path.join(os.homedir(), 'Library', 'Caches');
+  return process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+}
+
+module.exports = start;
+module.exports.default = start;
+module.exports.start = start;

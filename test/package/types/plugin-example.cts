@@ -1,0 +1,5 @@
+// The plugin from CommonJS (a webpack.config.cjs), by require().
+import webpackPlugin = require('mcp-ordered-dispatch/webpack');
+import type { Configuration } from 'webpack';
+
+export const config: Configuration = { target: 'node', mode: 'production', plugins: [webpackPlugin.default({ platforms: ['linux-x64-gnu'] })] };
