@@ -194,10 +194,8 @@ export function bunBinary() {
 async function bunAll(dir, entries, keep, { plugin, separate }) {
   const bun = bunBinary();
   if (bun === undefined) return [];
-  // bun resolves from the entry's directory: give it the repository's node_modules there.
-  const home = path.join(dir, 'bun');
-  fs.mkdirSync(home, { recursive: true });
-  fs.symlinkSync(NODE_MODULES, path.join(home, 'node_modules'), 'junction');
+  // bun resolves from the entry's directory.
+  const home = resolvingHome(dir, 'bun');
   const out = [];
   for (const [app, entry] of entries) {
     const src = path.join(home, path.basename(entry));
@@ -244,10 +242,8 @@ if (!r.success) { console.error(r.logs.map(String).join('\\n')); process.exit(1)
 async function viteAll(dir, entries, keep, { plugin, separate, extended }) {
   if (!extended) return [];
   const out = [];
-  // Vite resolves from its root: give it the repository's node_modules there.
-  const home = path.join(dir, 'vite');
-  fs.mkdirSync(home, { recursive: true });
-  fs.symlinkSync(NODE_MODULES, path.join(home, 'node_modules'), 'junction');
+  // Vite resolves from its root.
+  const home = resolvingHome(dir, 'vite');
   for (const [app, source] of entries) {
     const entry = path.join(home, path.basename(source));
     fs.copyFileSync(source, entry);
@@ -273,6 +269,14 @@ async function viteAll(dir, entries, keep, { plugin, separate, extended }) {
     }
   }
   return out;
+}
+
+/** `dir/name`, made, with the repository's node_modules in it: for bundlers that resolve from the entry's directory (bun, Vite). */
+export function resolvingHome(dir, name) {
+  const home = path.join(dir, name);
+  fs.mkdirSync(home, { recursive: true });
+  if (!fs.existsSync(path.join(home, 'node_modules'))) fs.symlinkSync(NODE_MODULES, path.join(home, 'node_modules'), 'junction');
+  return home;
 }
 
 /** Where a bundle named `name` goes: into `dir`, or (separate) into a directory of its own there. */

@@ -9,7 +9,9 @@
 //
 // CommonJS so both the ESM and the CJS runners can load it. It never loads
 // the SDK itself: the caller passes the Client / StdioClientTransport classes
-// (from whichever build it wants to exercise).
+// (from whichever build it wants to exercise). The server runs on this
+// process's own runtime, or on RAW_SERVER_NODE where that is not a Node
+// (a Bun-compiled executable, a Node single executable application).
 
 const path = require('node:path');
 
@@ -78,7 +80,7 @@ async function runRepro(sdk, options = {}) {
       onerrorMessages.push(error && error.message !== undefined ? error.message : String(error));
     };
     const transport = new StdioClientTransport({
-      command: process.execPath,
+      command: process.env.RAW_SERVER_NODE || process.execPath,
       args: [
         serverPath,
         `--mode=${mode}`,
