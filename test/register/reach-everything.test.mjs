@@ -6,8 +6,12 @@
 // module (lib/shape/reach.cjs: the prefilter, then the locate step). Exactly the SDK's
 // Protocol and stdio transport modules change, each by one static block per
 // class; every changed file still parses (esbuild's parser; CommonJS ones
-// also compile in V8). And the locate step is not fooled by marker names and
-// braces in strings, templates, regular expressions and comments.
+// also compile in V8). The bundler plugin's transform (lib/plugin/index.cjs,
+// the same rule with the build-time global, deciding each module's format
+// itself as a bundler hands it over) passes over the same files: the same
+// modules change, by the blocks and the runtime's call only, each still
+// parses, and the build hears no warning. And the locate step is not fooled
+// by marker names and braces in strings, templates, regular expressions and comments.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -25,7 +29,13 @@ const esbuild = require('esbuild');
 const GLOBAL = require('../../lib/register/hooks.cjs').REACH_GLOBAL;
 const OPTIONS = { global: GLOBAL };
 // The static block lib/shape/blocks.cjs inserts.
-const BLOCK = new RegExp(`static\\{try\\{typeof globalThis\\.${GLOBAL}[^}]*\\}catch\\{\\}\\}`, 'g');
+const blockOf = (global) => new RegExp(`static\\{try\\{typeof globalThis\\.${global}[^}]*\\}catch\\{\\}\\}`, 'g');
+const BLOCK = blockOf(GLOBAL);
+const plugin = require('../../lib/plugin/index.cjs');
+const { BUILT_GLOBAL } = require('../../lib/shape/reach.cjs');
+const BUILT_BLOCK = blockOf(BUILT_GLOBAL);
+// The runtime's call a changed module starts with (either format).
+const RUNTIME_CALL = /(?:import __mcpOrderedDispatchStart from "[^"]+";__mcpOrderedDispatchStart|require\("[^"]+"\))\(\{[^}]*\}\);/;
 let reachSource;
 let cache;
 
@@ -109,13 +119,8 @@ const EXPECTED = {
 
 const totals = { files: 0, megabytes: 0, changed: 0 };
 
-for (const [name, expected] of Object.entries(EXPECTED)) {
-  test(`${name}: every source file through the transform; ${expected.length === 0 ? 'none changes' : `only its ${expected.length} SDK class module(s) change`}`, () => {
-    const { files, megabytes, changed } = transformAll(name);
-    assert.ok(files > 0, `${name} has source files`);
-    totals.files += files;
-    totals.megabytes += megabytes;
-    totals.changed += changed.length;
+/** `changed` is exactly `expected` (strings or patterns), in any order. */
+function assertChanged(name, changed, expected) {
     assert.equal(changed.length, expected.length, `${name} changed: ${JSON.stringify(changed)}`);
     const remaining = [...changed];
     for (const want of expected) {
@@ -123,6 +128,51 @@ for (const [name, expected] of Object.entries(EXPECTED)) {
       assert.ok(i >= 0, `${name}: ${want} not among ${JSON.stringify(remaining)}`);
       remaining.splice(i, 1);
     }
+}
+
+/**
+ * The plugin's transform, as a bundler calls it, over every source file of
+ * `name`: the changed files (as transformAll names them), asserting each
+ * change is the runtime's call and blocks only and still parses; `warnings`:
+ * what the build would print.
+ */
+function pluginTransformAll(name) {
+  const root = path.join(ROOT, 'node_modules', name);
+  const { transform, transformInclude } = plugin.factory({}, { framework: 'esbuild' });
+  const warnings = [];
+  const context = { warn: (message) => warnings.push(message) };
+  const changed = [];
+  for (const file of sources(root)) {
+    if (!transformInclude(file)) continue;
+    const source = fs.readFileSync(file, 'utf8');
+    const out = transform.call(context, source, file);
+    if (out === null) continue;
+    const kinds = [...out.code.matchAll(new RegExp(`${BUILT_GLOBAL}\\("(\\w+)",(\\d)`, 'g'))].map((m) => (m[1] === 'protocol' ? `protocol${m[2]}` : m[1]));
+    changed.push(`${path.relative(root, file)} ${kinds.join(',')}`);
+    const esm = out.code.includes('import __mcpOrderedDispatchStart');
+    esbuild.transformSync(out.code, { loader: 'js', format: esm ? 'esm' : undefined, logLevel: 'silent' });
+    if (!esm) vm.compileFunction(out.code, ['exports', 'require', 'module', '__filename', '__dirname']);
+    assert.equal(out.code.replace(RUNTIME_CALL, '').replace(BUILT_BLOCK, ''), source, file);
+  }
+  return { changed: changed.sort(), warnings };
+}
+
+for (const [name, expected] of Object.entries(EXPECTED)) {
+  test(`${name}: every source file through the transform; ${expected.length === 0 ? 'none changes' : `only its ${expected.length} SDK class module(s) change`}`, () => {
+    const { files, megabytes, changed } = transformAll(name);
+    assert.ok(files > 0, `${name} has source files`);
+    totals.files += files;
+    totals.megabytes += megabytes;
+    totals.changed += changed.length;
+    assertChanged(name, changed, expected);
+  });
+}
+
+for (const [name, expected] of Object.entries(EXPECTED)) {
+  test(`the bundler plugin's transform over ${name}: ${expected.length === 0 ? 'none changes' : `only its ${expected.length} SDK class module(s) change`}, no build warning`, () => {
+    const { changed, warnings } = pluginTransformAll(name);
+    assert.deepEqual(warnings, []);
+    assertChanged(name, changed, expected);
   });
 }
 
