@@ -177,6 +177,11 @@ function factory(options = {}, meta = {}) {
     webpack(compiler) {
       const { Compilation, sources } = compiler.webpack;
       compiler.hooks.thisCompilation.tap(NAME, (compilation) => {
+        // webpack's "Critical dependency" about this package's own dynamic requires (the loader's
+        // platform-package fallback, install()'s transport search): paths a built app never takes.
+        compilation.hooks.processWarnings.tap(NAME, (warnings) =>
+          warnings.filter((w) => !(String(w.module?.resource).startsWith(OWN_LIB) && /Critical dependency/.test(w.message))),
+        );
         compilation.hooks.processAssets.tap({ name: NAME, stage: Compilation.PROCESS_ASSETS_STAGE_ADDITIONAL }, () => {
           const built = changedAny || [...compilation.modules].some((m) => m.resource === RUNTIME);
           if (!built) return;

@@ -87,6 +87,8 @@ test('the suite built every bundle of its matrix (bun where its platform binary 
     const text = fs.readFileSync(b.file, 'utf8');
     // Minified or not, the build-time blocks are in: one per SDK class (Protocol, the stdio transport).
     assert.ok(text.includes('__mcpOrderedDispatchBuilt'), `${label(b)}: the build-time blocks`);
+    // webpack says what it could not bundle statically; the plugin adds nothing to say.
+    if (b.warnings) assert.deepEqual(b.warnings, [], label(b));
   }
 });
 
@@ -157,3 +159,34 @@ test('a platform the build did not include: one build warning; the app runs stoc
 function show(r) {
   return `${JSON.stringify({ ...r, raw: undefined })}\n--- stderr\n${r.raw?.stderr ?? r.stderr}`;
 }
+
+test('a module whose SDK class cannot be given its block is left as it was, and the build says so once, naming it', async (t) => {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-plugin-unpatchable-'));
+  t.after(() => fs.rmSync(work, { recursive: true, force: true }));
+  // A Protocol-shaped class inside another class's method, reading that class's private field:
+  // on its own it does not compile, so the proof of the changed class (lib/shape/blocks.cjs) fails.
+  const odd = path.join(work, 'odd.cjs');
+  fs.writeFileSync(odd, `class Outer {
+  static #k = 1;
+  static make() {
+    return class {
+      constructor() { this._progressHandlers = new Map(); }
+      _onnotification(e) { return Outer.#k + e; }
+      _onresponse(e) {}
+      _onrequest(e, t) {}
+    };
+  }
+}
+module.exports = Outer.make();
+`);
+  fs.writeFileSync(path.join(work, 'entry.cjs'), "const P = require('./odd.cjs'); console.log(typeof P, typeof P.prototype._onnotification);\n");
+  const out = path.join(work, 'out', 'app.cjs');
+  const result = await require('esbuild').build({ entryPoints: [path.join(work, 'entry.cjs')], bundle: true, platform: 'node', outfile: out, logLevel: 'silent', plugins: [require('../../esbuild.cjs')()] });
+  const warnings = result.warnings.map((w) => w.text);
+  assert.equal(warnings.length, 1, warnings.join('\n'));
+  assert.ok(warnings[0].includes(odd) && /could not be patched at build time; the module is left as it was/.test(warnings[0]), warnings[0]);
+  const text = fs.readFileSync(out, 'utf8');
+  assert.ok(!text.includes('__mcpOrderedDispatchBuilt') && !text.includes('runtime.cjs'), 'nothing of the plugin in the output');
+  const { execFileSync } = await import('node:child_process');
+  assert.equal(execFileSync(process.execPath, [out], { encoding: 'utf8' }).trim(), 'function function');
+});

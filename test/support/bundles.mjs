@@ -96,7 +96,7 @@ function webpackRun(config) {
     webpack(config, (error, stats) => {
       if (error) return reject(error);
       if (stats.hasErrors()) return reject(new Error(stats.toString({ all: false, errors: true })));
-      resolve();
+      resolve(stats.compilation.warnings.map((w) => w.message));
     });
   });
 }
@@ -113,7 +113,7 @@ async function webpackAll(dir, entries, keep, { plugin, separate, extended }) {
       if (!keep({ app, bundler: 'webpack', format, variant })) continue;
       const file = outFile(dir, `${app}.webpack-${format}-${variant}.${format === 'esm' ? 'mjs' : 'cjs'}`, separate);
       const [out, filename] = [path.dirname(file), path.basename(file)];
-      await webpackRun({
+      const warnings = await webpackRun({
         mode,
         target: 'node20',
         entry,
@@ -128,7 +128,7 @@ async function webpackAll(dir, entries, keep, { plugin, separate, extended }) {
         stats: 'none',
         plugins: plugin === undefined ? [] : [require('../../webpack.cjs')(plugin)],
       });
-      built.push({ app, bundler: 'webpack', format, variant, file });
+      built.push({ app, bundler: 'webpack', format, variant, file, warnings });
     }
   }
   return built;
