@@ -12,7 +12,8 @@
 //   - the `.node` a Bun build required statically (`bun build --compile`
 //     embeds it; a plain `bun build` copies it beside the output);
 //   - the `.node` the plugin put beside the output: looked for beside this
-//     bundle (__dirname), the main module, the entry script and the executable.
+//     bundle (__dirname), the main module, the entry script and the executable
+//     (in an Electron asar archive: its `.asar.unpacked` twin first).
 // When none is there (a platform the build did not include), the loader's
 // error names what the artifact lacks and how to fix the build; the first
 // SDK class prints it once as a NativeAddonWarning and the app runs stock.
@@ -43,7 +44,7 @@ function start(config = {}) {
   }
   const patcher = createHandedPatcher({
     framing: config.framing !== false,
-    sourceOf: (file) => ({ name: `${file} (built in)`, file }),
+    sourceOf: (file) => ({ name: `${file} (built in)`, file, builtIn: true }),
   });
   defineHandOver(BUILT_GLOBAL, patcher.reached);
 }
@@ -88,7 +89,9 @@ function candidateDirs() {
   if (typeof main === 'string') dirs.push(path.dirname(main));
   if (typeof process.argv[1] === 'string') dirs.push(path.dirname(path.resolve(process.argv[1])));
   dirs.push(path.dirname(process.execPath));
-  return [...new Set(dirs)];
+  // An Electron app packed into an asar archive: the addon is in its .unpacked twin (asarUnpack).
+  const unpacked = dirs.filter((d) => /\.asar([\\/]|$)/.test(d)).map((d) => d.replace(/\.asar(?=[\\/]|$)/, '.asar.unpacked'));
+  return [...new Set([...unpacked, ...dirs])];
 }
 
 /** A single executable application's addon asset, written out once per content: its file, or undefined (not a SEA, or no such asset). */

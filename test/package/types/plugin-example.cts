@@ -2,4 +2,4 @@
 import webpackPlugin = require('mcp-ordered-dispatch/webpack');
 import type { Configuration } from 'webpack';
 
-export const config: Configuration = { target: 'node', mode: 'production', plugins: [webpackPlugin.default({ platforms: ['linux-x64-gnu'] })] };
+export const config: Configuration = { target: 'node', mode: 'production', plugins: [webpackPlugin({ platforms: ['linux-x64-gnu'] }), webpackPlugin.default()] };
