@@ -96,7 +96,7 @@ function webpackRun(config) {
     webpack(config, (error, stats) => {
       if (error) return reject(error);
       if (stats.hasErrors()) return reject(new Error(stats.toString({ all: false, errors: true })));
-      resolve(stats.compilation.warnings.map((w) => w.message));
+      resolve(stats.compilation.getWarnings().map((w) => w.message));
     });
   });
 }
