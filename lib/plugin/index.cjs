@@ -219,7 +219,15 @@ let unplugin;
 /** The plugin for `bundler` ('esbuild', 'rollup', 'vite', 'webpack', 'bun'): its factory, `mcpOrderedDispatch(options)`. */
 function entry(bundler) {
   const make = (options) => {
-    unplugin ??= require('unplugin').createUnplugin(factory);
+    if (unplugin === undefined) {
+      let createUnplugin;
+      try {
+        ({ createUnplugin } = require('unplugin'));
+      } catch (cause) {
+        throw new Error(`${NAME}/${bundler} needs the unplugin package (an optional peer dependency): install it beside your bundler, e.g. \`npm install --save-dev unplugin\`.`, { cause });
+      }
+      unplugin = createUnplugin(factory);
+    }
     return unplugin[bundler](options);
   };
   Object.defineProperty(make, 'name', { value: 'mcpOrderedDispatch' });
