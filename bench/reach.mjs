@@ -1,7 +1,10 @@
 // What the search by shape (lib/shape/reach.cjs) costs:
 //   1. the prefilter every module takes, in ms per MB of source, over the
 //      source files of packages without the SDK (typescript, webpack);
-//   2. the locate step (lexing a bundle that holds the SDK), ms per MB, cold;
+//   2. the locate step (lexing a bundle that holds the SDK), ms per MB, cold:
+//      the first call in a fresh process (median of RUNS processes), by the
+//      JavaScript reference (lib/shape/classes.cjs) and by the addon's Rust
+//      (crates/core/src/shape.rs) over a string and over a Buffer;
 //   3. startup of a process that loads a multi-MB bundle holding the SDK
 //      (a 2.x client app bundled by esbuild together with typescript):
 //      stock, --import of an empty file (Node's own cost of the flag), and
@@ -27,7 +30,6 @@ const quick = process.argv.includes('--quick');
 const RUNS = Number(process.argv.find((a) => a.startsWith('--runs='))?.slice(7) ?? (quick ? 3 : 7));
 const JSON_OUT = process.argv.includes('--json');
 const modules = require('../lib/adapters/modules.cjs');
-const { locateClasses } = require('../lib/shape/classes.cjs');
 
 function* sources(dir) {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -82,7 +84,38 @@ try {
   require('esbuild').buildSync({ entryPoints: [entry], bundle: true, platform: 'node', format: 'cjs', outfile: bundle, nodePaths: [path.join(ROOT, 'node_modules')], logLevel: 'silent' });
   const text = fs.readFileSync(bundle, 'utf8');
   const bundleMb = Buffer.byteLength(text) / 1e6;
-  const locateMs = best(3, () => locateClasses(text));
+  // The locate step's first call in a fresh process, each way; both must find the same classes.
+  const locateChild = [
+    "const fs = require('node:fs');",
+    `const { jsSdkClassesIn, nativeSdkClassesIn } = require(${JSON.stringify(path.join(ROOT, 'lib/shape/sdk-classes.cjs'))});`,
+    'const [mode, file] = process.argv.slice(1);',
+    'let addon;',
+    'let loadMs = 0;',
+    `if (mode !== 'js') { const t = performance.now(); addon = require(${JSON.stringify(path.join(ROOT, 'lib/native/addon.cjs'))}).load(); loadMs = performance.now() - t; }`,
+    "const source = mode === 'buffer' ? fs.readFileSync(file) : fs.readFileSync(file, 'utf8');",
+    'const t = performance.now();',
+    "const found = mode === 'js' ? jsSdkClassesIn(source) : nativeSdkClassesIn(addon, source);",
+    'const ms = performance.now() - t;',
+    'console.log(JSON.stringify({ ms, loadMs, found: found.map((c) => [c.open, c.kind, c.generation]) }));',
+  ].join('\n');
+  const locateCold = (mode) => {
+    const r = spawnSync(process.execPath, ['-e', locateChild, mode, bundle], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`locate (${mode}) failed: ${r.stderr}`);
+    return JSON.parse(r.stdout);
+  };
+  const locate = { js: [], string: [], buffer: [] };
+  const addonLoad = [];
+  let reference;
+  for (let i = 0; i < RUNS; i++) {
+    for (const mode of Object.keys(locate)) {
+      const { ms, loadMs, found } = locateCold(mode);
+      reference ??= JSON.stringify(found);
+      if (JSON.stringify(found) !== reference) throw new Error(`the ${mode} locate step found other classes: ${JSON.stringify(found)} against ${reference}`);
+      locate[mode].push(ms / bundleMb);
+      if (mode !== 'js') addonLoad.push(loadMs);
+    }
+  }
+  const [jsMb, stringMb, bufferMb] = [median(locate.js), median(locate.string), median(locate.buffer)];
 
   const run = (args, cacheDir) => {
     const env = { ...process.env, MCP_ORDERED_DISPATCH_CACHE_DIR: cacheDir };
@@ -116,7 +149,9 @@ try {
   rows.push(
     ['prefilter (Buffer source)', `${(bufferMs / mb).toFixed(3)} ms/MB`, `${files.length} files, ${mb.toFixed(1)} MB of typescript + webpack; ${passed} passed`],
     ['prefilter (string source)', `${(stringMs / mb).toFixed(3)} ms/MB`, 'same files, decoded'],
-    ['locate step (cold, lexing)', `${(locateMs / bundleMb).toFixed(1)} ms/MB`, `${bundleMb.toFixed(1)} MB bundle: 2.x client + typescript (esbuild, cjs)`],
+    ['locate step, cold, JavaScript', `${jsMb.toFixed(1)} ms/MB`, `${bundleMb.toFixed(1)} MB bundle: 2.x client + typescript (esbuild, cjs); first call in a fresh process, median of ${RUNS}`],
+    ['locate step, cold, Rust (string source)', `${stringMb.toFixed(1)} ms/MB`, `x${(stringMb / jsMb).toFixed(2)} of JavaScript (target: at most 10 ms/MB); what register passes`],
+    ['locate step, cold, Rust (Buffer source)', `${bufferMb.toFixed(1)} ms/MB`, `x${(bufferMb / jsMb).toFixed(2)} of JavaScript; what discover passes. Loading the addon: ${median(addonLoad).toFixed(1)} ms`],
     ['startup, stock', `${median(stock).toFixed(0)} ms`, `median of ${RUNS}`],
     ['startup, --import of an empty file', `${median(importEmpty).toFixed(0)} ms`, `x${(median(importEmpty) / median(stock)).toFixed(2)} of stock: Node's own cost of --import for a CommonJS main`],
     ['startup, register, cold cache', `${median(cold).toFixed(0)} ms`, `x${(median(cold) / median(stock)).toFixed(2)} of stock`],
@@ -125,7 +160,8 @@ try {
   );
   json.push(
     { row: `prefilter, ms per MB of module source (${files.length} files, ${mb.toFixed(1)} MB of typescript + webpack; ${passed} passed), against one Buffer.indexOf of its longest marker`, stock: floorMs / mb, patched: bufferMs / mb, unit: 'ms/MB', lowerIsBetter: true, baseline: 'one indexOf' },
-    { row: `startup of a ${bundleMb.toFixed(1)} MB bundle holding the 2.x SDK (esbuild, cjs), --import register, cold cache (median of ${RUNS})`, stock: median(stock), patched: median(cold), unit: 'ms', lowerIsBetter: true, note: `locate step ${(locateMs / bundleMb).toFixed(1)} ms/MB` },
+    { row: `locate step, cold (first call in a fresh process, median of ${RUNS}), ms per MB of a ${bundleMb.toFixed(1)} MB bundle holding the 2.x SDK: JavaScript against Rust (string source)`, stock: jsMb, patched: stringMb, unit: 'ms/MB', lowerIsBetter: true, baseline: 'JavaScript', target: 'at most 10 ms/MB (issue #34)', met: stringMb <= 10, note: `Rust over a Buffer: ${bufferMb.toFixed(1)} ms/MB; loading the addon: ${median(addonLoad).toFixed(1)} ms` },
+    { row: `startup of a ${bundleMb.toFixed(1)} MB bundle holding the 2.x SDK (esbuild, cjs), --import register, cold cache (median of ${RUNS})`, stock: median(stock), patched: median(cold), unit: 'ms', lowerIsBetter: true, note: `locate step ${stringMb.toFixed(1)} ms/MB (Rust), ${jsMb.toFixed(1)} ms/MB (JavaScript)` },
     { row: `same bundle, --import register, warm cache`, stock: median(stock), patched: median(warm), unit: 'ms', lowerIsBetter: true, note: `--import of an empty file: ${median(importEmpty).toFixed(0)} ms (Node's own cost of the flag for a CommonJS main)` },
     { row: `same bundle, --require register, warm cache`, stock: median(stock), patched: median(requireWarm), unit: 'ms', lowerIsBetter: true },
   );

@@ -17,6 +17,12 @@ const V2_ONLY_METHODS = ['_negotiatedWireCodec'];
 const STDIO_METHODS = ['start', 'close', 'send', 'processReadBuffer'];
 const STDIO_SETS = ['_readBuffer'];
 
+/** The member sets that make a class body one of the SDK's: a class with none of them all is no SDK class (the native locate step's filter). */
+const CLASS_SHAPES = [
+  { methods: PROTOCOL_METHODS, sets: PROTOCOL_SETS },
+  { methods: STDIO_METHODS, sets: STDIO_SETS },
+];
+
 /**
  * What a class body (without `extends`) is, by the members the locate step
  * found in it ({ methods: Set, sets: Set }): { kind: 'protocol', generation }
@@ -37,5 +43,6 @@ module.exports = {
   V2_ONLY_METHODS,
   STDIO_METHODS,
   STDIO_SETS,
+  CLASS_SHAPES,
   classOfMembers,
 };

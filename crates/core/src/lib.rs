@@ -28,6 +28,7 @@ pub mod out;
 pub mod panic;
 pub mod progress;
 pub mod queue;
+pub mod shape;
 pub mod stats;
 pub mod stdio_thread;
 pub mod tokens;

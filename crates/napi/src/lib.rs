@@ -10,6 +10,7 @@
 //!   `stdio_hub`: the one hand-over of every reader's ready pieces and the
 //!   one threadsafe function that wakes JavaScript;
 //! * `progress_tokens` — `ProgressTokens`;
+//! * `locate` — `locateClasses`, the search by shape's locate step;
 //!
 //! and what they share: `raw` (every raw `napi::sys` call, each behind a
 //! thin wrapper whose status is checked: the audit surface of `unsafe`),
@@ -28,6 +29,7 @@
 mod dispatcher;
 mod js_out;
 mod js_view;
+mod locate;
 mod napi_support;
 mod options;
 mod progress_tokens;
