@@ -345,13 +345,16 @@ const MAX_BUNDLE_FILE_BYTES = 64 * 1024 * 1024;
  * minified build, a host's dist/ chunk - outside the SDK's own packages
  * (a Protocol class, with any stdio transports the same file defines):
  * [{ name, version, build, file, root, bundled: true, generation, classes:
- * ['protocol' | 'stdio', ...] }]. What register's load hooks do to every
+ * ['protocol' | 'stdio', ...], builtIn }] (`builtIn`: the file holds the
+ * build-time global, lib/shape/reach.cjs's BUILT_GLOBAL: its classes were
+ * patched when it was built). What register's load hooks do to every
  * module (lib/adapters/modules.cjs's prefilter, then lib/shape/sdk-classes.cjs),
  * done to files on disk. Returns { copies, truncated }.
  */
 function findBundledCopies(base) {
   const { mayDefineSdkClass } = require('../adapters/modules.cjs');
   const { sdkClassesIn } = require('../shape/sdk-classes.cjs');
+  const { BUILT_GLOBAL } = require('../shape/reach.cjs');
   const { isSdkModuleFile, packageOf, buildOf } = require('./package-of.cjs');
   const copies = [];
   let budget = MAX_BUNDLE_SEARCH_FILES;
@@ -366,7 +369,7 @@ function findBundledCopies(base) {
       return;
     }
     if (!mayDefineSdkClass(source) || isSdkModuleFile(file)) return;
-    const classes = sdkClassesIn(source.toString('utf8')) ?? [];
+    const classes = sdkClassesIn(source) ?? [];
     const protocol = classes.find((c) => c.kind === 'protocol');
     if (protocol === undefined) return;
     const pkg = packageOf(file);
@@ -381,6 +384,7 @@ function findBundledCopies(base) {
       bundled: true,
       generation: protocol.generation,
       classes: classes.map((c) => (c.kind === 'protocol' ? `Protocol ${c.generation}.x` : 'stdio transport')),
+      builtIn: source.indexOf(BUILT_GLOBAL) >= 0,
     });
   };
   const visit = (dir) => {

@@ -9,6 +9,7 @@ const path = require('node:path');
 const fs = require('node:fs');
 const { spawn } = require('node:child_process');
 const { findSdkCopies, findBundledCopies } = require('../discover/discover.cjs');
+const { findCompiledExecutables } = require('../discover/executables.cjs');
 const { LOAD_FAILED } = require('../native/addon.cjs');
 
 const PROBE = path.join(__dirname, 'probe.cjs');
@@ -123,6 +124,7 @@ function upstreamVerdict(stock) {
 }
 
 function patchable(run) {
+  if (run.patchable) return run.patchable;
   if (run.fixedUpstream) return 'not needed';
   return run.supported ? `yes (${run.generation}.x)` : 'no';
 }
@@ -133,7 +135,7 @@ function cell(run) {
   return `${run.lost}/${run.progressExpected} lost, ${run.onerrors} onerror`;
 }
 
-/** Where a copy is: 'top-level' (resolved from the project), 'nested' (a dependency's own), 'bundled' (inside another file). */
+/** Where a copy is: 'top-level' (resolved from the project), 'nested' (a dependency's own), 'bundled' (inside another file), 'compiled' (inside a compiled executable). */
 function whereOf(copy) {
   if (copy.bundled) return 'bundled';
   return copy.nested ? 'nested' : 'top-level';
@@ -149,6 +151,9 @@ function checked(row) {
   return row.verdict !== 'ERROR';
 }
 
+const BUILT_IN = 'patched at build time';
+const NOT_REACHABLE = 'compiled executable: not reachable at run time';
+
 /** A bundled copy's row: found by shape, what register does with it, and that its reproduction was not run. */
 function bundledRow(copy) {
   const notRun = { skipped: true, supported: true, generation: copy.generation };
@@ -163,10 +168,43 @@ function bundledRow(copy) {
     stock: notRun,
     patched: notRun,
     ok: false,
-    verdict: 'patched by register',
-    why:
-      `${copy.classes.join(' and ')} found by shape in ${copy.file}; \`--import mcp-ordered-dispatch/register\` patches ` +
-      'it as the file loads (install() does not: it patches installed SDK packages). Not checked: doctor does not run a bundle\'s own code',
+    verdict: copy.builtIn ? BUILT_IN : 'patched by register',
+    why: copy.builtIn
+      ? `${copy.classes.join(' and ')} found by shape in ${copy.file}, patched when it was built (it holds the build-time hand-over, ` +
+        'which register and install() leave alone). Not checked: doctor does not run a bundle\'s own code'
+      : `${copy.classes.join(' and ')} found by shape in ${copy.file}; \`--import mcp-ordered-dispatch/register\` patches ` +
+        'it as the file loads (install() does not: it patches installed SDK packages). Not checked: doctor does not run a bundle\'s own code',
+  };
+}
+
+
+/** What the developers of a compiled executable can do: build the fix in. */
+const BUILD_IT_IN =
+  'Its developers can build the fix in: bundle with the mcp-ordered-dispatch bundler plugin (mcp-ordered-dispatch/bun for ' +
+  '`bun build --compile`; /esbuild, /rollup, /vite or /webpack before packing a Node single-executable application), which ' +
+  'patches the SDK classes at build time and carries the addon into the executable (docs/build-it-in.md in the ' +
+  'mcp-ordered-dispatch repository).';
+
+/** A compiled executable's row: the SDK inside it, which nothing at run time reaches, and what its developers can do. */
+function compiledRow(exe) {
+  const notRun = { skipped: true, supported: false, patchable: exe.builtIn ? 'built in' : 'no (compiled)' };
+  const size = `${exe.format}, ${(exe.bytes / 1e6).toFixed(0)} MB`;
+  return {
+    name: exe.name ?? path.basename(exe.file),
+    version: exe.version ?? '?',
+    build: exe.format,
+    file: exe.file,
+    where: 'compiled',
+    stock: notRun,
+    patched: notRun,
+    ok: false,
+    checked: false,
+    verdict: exe.builtIn ? BUILT_IN : NOT_REACHABLE,
+    why: exe.builtIn
+      ? `${exe.file} is a compiled executable (${size}) whose SDK classes were patched when it was built (it holds the build-time hand-over). Not checked: doctor does not run an executable's own code`
+      : `${exe.file} is a compiled executable (${size}) that carries the SDK's Protocol: nothing at run time reaches the SDK inside it ` +
+        '(register hooks module loading, install() patches installed packages), so it runs stock and can lose progress notifications. ' +
+        BUILD_IT_IN,
   };
 }
 
@@ -197,7 +235,8 @@ async function doctor({ cwd = process.cwd(), pairs = 2, progress = 3, concurrenc
   const addon = addonStatus();
   const copies = findSdkCopies([base]);
   const bundled = findBundledCopies(base);
-  if (copies.length === 0 && bundled.copies.length === 0) {
+  const compiled = findCompiledExecutables(base);
+  if (copies.length === 0 && bundled.copies.length === 0 && compiled.executables.length === 0) {
     return {
       exitCode: 1,
       addon,
@@ -224,6 +263,7 @@ async function doctor({ cwd = process.cwd(), pairs = 2, progress = 3, concurrenc
     return row;
   });
   for (const copy of bundled.copies) rows.push({ ...bundledRow(copy), checked: false });
+  for (const exe of compiled.executables) rows.push(compiledRow(exe));
   const bad = rows.filter((r) => r.checked && !r.ok);
   const unchecked = rows.filter((r) => !r.checked);
   const lines = [];
@@ -234,8 +274,9 @@ async function doctor({ cwd = process.cwd(), pairs = 2, progress = 3, concurrenc
     if (r.why) lines.push(`- ${r.name}@${r.version} (${r.build.toUpperCase()}${r.where === 'top-level' ? '' : `, ${r.where}`}): ${r.verdict}: ${r.why}`);
   }
   const count = (where) => rows.filter((r) => r.where === where).length;
-  lines.push(`Found ${rows.length} SDK build(s): ${count('top-level')} top-level, ${count('nested')} nested, ${count('bundled')} bundled.`);
+  lines.push(`Found ${rows.length} SDK build(s): ${count('top-level')} top-level, ${count('nested')} nested, ${count('bundled')} bundled` + (count('compiled') > 0 ? `, ${count('compiled')} in compiled executables.` : '.'));
   if (bundled.truncated) lines.push('The search for bundled copies stopped at its file limit: there may be more.');
+  if (compiled.truncated) lines.push('The search for compiled executables stopped at its byte or directory limit: there may be more.');
   if (copies.truncated) lines.push('The search for nested copies stopped at its depth or directory limit: there may be more.');
   if (unchecked.length > 0) {
     lines.push(
@@ -247,7 +288,7 @@ async function doctor({ cwd = process.cwd(), pairs = 2, progress = 3, concurrenc
   // reproduction did not run (bundled, or failed) is never counted as fixed.
   let summary;
   if (!addon.loaded) summary = `The native addon did not load, so mcp-ordered-dispatch cannot fix any of the ${rows.length} SDK build(s) found.`;
-  else if (bad.length === 0 && unchecked.length === 0 && !copies.truncated && !bundled.truncated) summary = `All ${rows.length} SDK build(s) found are fixed by mcp-ordered-dispatch (or fixed upstream, or not affected).`;
+  else if (bad.length === 0 && unchecked.length === 0 && !copies.truncated && !bundled.truncated && !compiled.truncated) summary = `All ${rows.length} SDK build(s) found are fixed by mcp-ordered-dispatch (or fixed upstream, or not affected).`;
   else {
     const parts = [];
     if (bad.length > 0) parts.push(`${bad.length} of ${rows.length} SDK build(s) are not fixed by mcp-ordered-dispatch.`);
@@ -260,7 +301,7 @@ async function doctor({ cwd = process.cwd(), pairs = 2, progress = 3, concurrenc
     if (parts.length === 0) parts.push(`The ${rows.length} SDK build(s) found are fixed, but the search stopped at a limit (above). This is not an all-clear.`);
     summary = parts.join(' ');
   }
-  const incomplete = copies.truncated || bundled.truncated;
+  const incomplete = copies.truncated || bundled.truncated || compiled.truncated;
   return { exitCode: bad.length === 0 && unchecked.length === 0 && !incomplete ? 0 : 1, addon, rows, message: [...lines, summary].join('\n') };
 }
 

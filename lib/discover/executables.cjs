@@ -1,0 +1,196 @@
+'use strict';
+// Compiled executables that carry the SDK: a Bun-compiled executable, a
+// Node single-executable application, any native binary with the SDK's
+// JavaScript inside (cline's CLI ships as one). Nothing at run time reaches
+// the SDK in there - `register` hooks module loading, `install()` patches
+// installed packages - so doctor lists each one and never counts it in an
+// all-clear; only a build with the bundler plugin patches it.
+//
+// Looked at: the project's package.json `bin` targets, and for every package
+// under its node_modules (any depth, scoped, pnpm's store) its `bin` entries
+// and the files in its bin/ directory. A file counts when it starts with an
+// ELF, Mach-O or PE header and its bytes hold every one of the Protocol's
+// marker names (lib/adapters/modules.cjs, the prefilter's); holding the
+// build-time global too (lib/shape/reach.cjs's BUILT_GLOBAL), it was patched
+// at build time. The bytes are scanned in chunks, every read bounded.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { PROTOCOL_MARKERS } = require('../adapters/modules.cjs');
+const { BUILT_GLOBAL } = require('../shape/reach.cjs');
+
+/** Bounds: bytes scanned in one file, in all files, node_modules directories read. */
+const MAX_FILE_BYTES = 1024 * 1024 * 1024;
+const MAX_TOTAL_BYTES = 2 * 1024 * 1024 * 1024;
+const MAX_DIRS = 20_000;
+const CHUNK_BYTES = 8 * 1024 * 1024;
+
+/** The executable format a file's first bytes name ('ELF', 'Mach-O', 'PE'), or undefined. */
+function formatOf(head) {
+  if (head.length >= 4 && head[0] === 0x7f && head[1] === 0x45 && head[2] === 0x4c && head[3] === 0x46) return 'ELF';
+  if (head.length >= 4) {
+    const magic = head.readUInt32BE(0);
+    if ([0xfeedface, 0xfeedfacf, 0xcefaedfe, 0xcffaedfe, 0xcafebabe, 0xbebafeca].includes(magic)) return 'Mach-O';
+  }
+  if (head.length >= 2 && head[0] === 0x4d && head[1] === 0x5a) return 'PE';
+  return undefined;
+}
+
+/**
+ * Which of `needles` (Buffers) the file open at `fd` holds, reading at most
+ * `limit` bytes in chunks (a needle across two chunks is found: each chunk
+ * starts with the last bytes of the one before): { found: Set of indices,
+ * scanned: bytes read }.
+ */
+function scanFile(fd, needles, limit) {
+  const keep = Math.max(...needles.map((n) => n.length)) - 1;
+  const buffer = Buffer.allocUnsafe(CHUNK_BYTES + keep);
+  const found = new Set();
+  let kept = 0;
+  let position = 0;
+  while (position < limit && found.size < needles.length) {
+    const read = fs.readSync(fd, buffer, kept, Math.min(CHUNK_BYTES, limit - position), position);
+    if (read <= 0) break;
+    position += read;
+    const chunk = buffer.subarray(0, kept + read);
+    for (let i = 0; i < needles.length; i++) if (!found.has(i) && chunk.indexOf(needles[i]) >= 0) found.add(i);
+    kept = Math.min(keep, chunk.length);
+    chunk.copy(buffer, 0, chunk.length - kept);
+  }
+  return { found, scanned: position };
+}
+
+/**
+ * The files a package directory names as executables: its package.json
+ * `bin` entries and its bin/ directory's files: { files, name, version }.
+ */
+function packageBins(dir) {
+  const files = [];
+  let name;
+  let version;
+  try {
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+    ({ name, version } = manifest);
+    const { bin } = manifest;
+    const targets = typeof bin === 'string' ? [bin] : bin && typeof bin === 'object' ? Object.values(bin) : [];
+    for (const target of targets) if (typeof target === 'string') files.push(path.resolve(dir, target));
+  } catch {
+    // No package.json, or no bin in it.
+  }
+  try {
+    for (const entry of fs.readdirSync(path.join(dir, 'bin'), { withFileTypes: true })) {
+      if (entry.isFile() || entry.isSymbolicLink()) files.push(path.join(dir, 'bin', entry.name));
+    }
+  } catch {
+    // No bin/ directory.
+  }
+  return { files, name: typeof name === 'string' ? name : undefined, version: typeof version === 'string' ? version : undefined };
+}
+
+function entriesOf(dir) {
+  try {
+    return fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+/** Every package directory under `nodeModules` (scoped, nested, pnpm's store), within MAX_DIRS: { dirs, truncated }. */
+function packageDirs(nodeModules) {
+  const dirs = [];
+  const seen = new Set();
+  let budget = MAX_DIRS;
+  const pending = [nodeModules];
+  while (pending.length > 0) {
+    const modules = pending.pop();
+    let real;
+    try {
+      real = fs.realpathSync(modules);
+    } catch {
+      continue;
+    }
+    if (seen.has(real)) continue;
+    seen.add(real);
+    if (--budget < 0) return { dirs, truncated: true };
+    for (const entry of entriesOf(modules)) {
+      if (!entry.isDirectory() && !entry.isSymbolicLink()) continue;
+      const dir = path.join(modules, entry.name);
+      if (entry.name === '.pnpm') {
+        for (const store of entriesOf(dir)) pending.push(path.join(dir, store.name, 'node_modules'));
+      } else if (entry.name.startsWith('@')) {
+        for (const scoped of entriesOf(dir)) {
+          dirs.push(path.join(dir, scoped.name));
+          pending.push(path.join(dir, scoped.name, 'node_modules'));
+        }
+      } else if (!entry.name.startsWith('.')) {
+        dirs.push(dir);
+        pending.push(path.join(dir, 'node_modules'));
+      }
+    }
+  }
+  return { dirs, truncated: false };
+}
+
+/**
+ * The compiled executables of the project at `base` (and of the packages
+ * under its node_modules) that carry the SDK's Protocol:
+ * { executables: [{ file, format, bytes, builtIn, from, name, version }],
+ * truncated } - `builtIn` when the build-time global is in it too (built
+ * with the bundler plugin), `from` the package.json whose bin (or bin/)
+ * named it, `name` and `version` that package's.
+ */
+function findCompiledExecutables(base) {
+  const candidates = new Map(); // real path -> { file, from, name, version }
+  const add = (file, from) => {
+    let real;
+    try {
+      real = fs.realpathSync(file);
+      if (!fs.statSync(real).isFile()) return;
+    } catch {
+      return;
+    }
+    if (!candidates.has(real)) candidates.set(real, { file, ...from });
+  };
+  const { dirs, truncated: dirsTruncated } = packageDirs(path.join(base, 'node_modules'));
+  for (const dir of [base, ...dirs]) {
+    const { files, name, version } = packageBins(dir);
+    for (const file of files) add(file, { from: path.join(dir, 'package.json'), name, version });
+  }
+
+  // One pass for the first marker alone (most executables hold none: each
+  // needle costs a pass), then one for the rest where it is found.
+  const [gate, ...rest] = [...PROTOCOL_MARKERS, BUILT_GLOBAL].map((m) => Buffer.from(m, 'latin1'));
+  const head = Buffer.alloc(4);
+  const executables = [];
+  let budget = MAX_TOTAL_BYTES;
+  let truncated = dirsTruncated;
+  for (const [real, { file, from, name, version }] of candidates) {
+    let fd;
+    try {
+      fd = fs.openSync(real, 'r');
+      const format = formatOf(head.subarray(0, fs.readSync(fd, head, 0, 4, 0)));
+      if (format === undefined) continue;
+      const size = fs.fstatSync(fd).size;
+      const limit = Math.min(size, MAX_FILE_BYTES, budget);
+      if (limit < size) truncated = true;
+      const first = scanFile(fd, [gate], limit);
+      budget -= first.scanned;
+      if (first.found.size === 0) continue;
+      const { found, scanned } = scanFile(fd, rest, limit);
+      budget -= scanned;
+      // rest: the other Protocol markers, then BUILT_GLOBAL.
+      if (rest.slice(0, -1).every((_, i) => found.has(i))) executables.push({ file, format, bytes: size, builtIn: found.has(rest.length - 1), from, name, version });
+    } catch {
+      // Unreadable: not looked into.
+    } finally {
+      if (fd !== undefined) fs.closeSync(fd);
+    }
+    if (budget <= 0) {
+      truncated = true;
+      break;
+    }
+  }
+  return { executables, truncated };
+}
+
+module.exports = { findCompiledExecutables, formatOf };

@@ -1,0 +1,153 @@
+// doctor and compiled executables: a project whose bin is a Bun-compiled
+// executable carrying the SDK (built here with `bun build --compile` from a
+// tiny 1.x client) gets that executable listed as not reachable at run time,
+// no all-clear, exit 1; the same executable built from a bundle patched at
+// build time (reachSource with BUILT_GLOBAL, the hand-over the bundler plugin
+// inserts), and that bundle as an installed package's file, are "patched at
+// build time"; and a project whose bin is a native executable without the
+// SDK (esbuild's) gets the same report as without that bin.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import fs from 'node:fs';
+import os from 'node:os';
+import { bunBinary } from '../support/bundles.mjs';
+
+const require = createRequire(import.meta.url);
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = path.join(ROOT, 'bin', 'mcp-ordered-dispatch.cjs');
+const { reachSource, BUILT_GLOBAL } = require('../../lib/shape/reach.cjs');
+const bun = bunBinary();
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-doctor-compiled-'));
+const APP = "import { Client } from '@modelcontextprotocol/sdk/client/index.js';\n" +
+  "import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';\n" +
+  "console.log(typeof new Client({ name: 'compiled', version: '0' }, { capabilities: {} }).connect, typeof StdioClientTransport);\n";
+let plainExe;
+let builtExe;
+let builtBundle;
+
+/** `npx mcp-ordered-dispatch doctor --json` in `cwd`: { code, result, stderr }. */
+function doctor(cwd) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'doctor', '--json'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, result: JSON.parse(stdout), stderr });
+    });
+  });
+}
+
+/** A project in `dir`/`name` with `bin` (a file copied to dist/) in its package.json. */
+function project(name, binFile) {
+  const root = path.join(dir, name);
+  fs.mkdirSync(path.join(root, 'dist'), { recursive: true });
+  const manifest = { name, version: '1.0.0', private: true };
+  if (binFile !== undefined) {
+    fs.copyFileSync(binFile, path.join(root, 'dist', 'app'));
+    fs.chmodSync(path.join(root, 'dist', 'app'), 0o755);
+    manifest.bin = { app: 'dist/app' };
+  }
+  fs.writeFileSync(path.join(root, 'package.json'), JSON.stringify(manifest));
+  return root;
+}
+
+before(async () => {
+  if (bun === undefined) return;
+  // bun resolves from the entry's directory: the repository's node_modules there.
+  const home = path.join(dir, 'build');
+  fs.mkdirSync(home);
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(home, 'node_modules'), 'junction');
+  fs.writeFileSync(path.join(home, 'app.mjs'), APP);
+  plainExe = path.join(home, 'app-plain');
+  execFileSync(bun, ['build', '--compile', 'app.mjs', `--outfile=${plainExe}`], { cwd: home, stdio: 'pipe', timeout: 120_000 });
+  // The same app, its SDK classes given the build-time hand-over as it is bundled, then compiled.
+  const esbuild = require('esbuild');
+  const handOver = {
+    name: 'build-time-hand-over',
+    setup(build) {
+      build.onLoad({ filter: /\.js$/ }, (args) => {
+        const source = fs.readFileSync(args.path, 'utf8');
+        const changed = reachSource(source, args.path, 'module', { global: BUILT_GLOBAL });
+        return changed === undefined ? undefined : { contents: changed, loader: 'js' };
+      });
+    },
+  };
+  builtBundle = path.join(home, 'app-built.mjs');
+  await esbuild.build({ entryPoints: [path.join(home, 'app.mjs')], bundle: true, platform: 'node', format: 'esm', outfile: builtBundle, plugins: [handOver], logLevel: 'silent' });
+  assert.ok(fs.readFileSync(builtBundle, 'utf8').includes(`globalThis.${BUILT_GLOBAL}(`), 'the bundle carries the hand-over');
+  builtExe = path.join(home, 'app-built');
+  execFileSync(bun, ['build', '--compile', builtBundle, `--outfile=${builtExe}`], { cwd: home, stdio: 'pipe', timeout: 120_000 });
+});
+
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+test('a project whose bin is a Bun-compiled executable carrying the SDK: listed as not reachable at run time, no all-clear, exit 1', { skip: bun === undefined && 'bun is not installed for this platform' }, async () => {
+  // The executable is real: it runs, with the SDK inside and no node_modules beside it.
+  const root = project('compiled-app', plainExe);
+  assert.equal(execFileSync(path.join(root, 'dist', 'app'), { cwd: root, encoding: 'utf8', timeout: 30_000 }).trim(), 'function function');
+  const { code, result } = await doctor(root);
+  assert.equal(code, 1);
+  assert.equal(result.exitCode, 1);
+  const rows = result.rows.filter((r) => r.where === 'compiled');
+  assert.equal(rows.length, 1, JSON.stringify(result.rows));
+  assert.equal(rows[0].file, path.join(root, 'dist', 'app'));
+  assert.equal(rows[0].name, 'compiled-app');
+  assert.equal(rows[0].build, 'ELF');
+  assert.equal(rows[0].verdict, 'compiled executable: not reachable at run time');
+  assert.equal(rows[0].checked, false);
+  assert.match(rows[0].why, /bundler plugin .*docs\/build-it-in\.md/);
+  assert.match(result.message, /Found 1 SDK build\(s\): 0 top-level, 0 nested, 0 bundled, 1 in compiled executables\./);
+  assert.doesNotMatch(result.message, /All \d+ SDK build|No MCP SDK found/);
+});
+
+test('built with the build-time hand-over: the executable and the bundle are "patched at build time", never an all-clear', { skip: bun === undefined && 'bun is not installed for this platform' }, async () => {
+  const root = project('built-app', builtExe);
+  // The bundle as an installed package's file, found by shape.
+  const pkg = path.join(root, 'node_modules', 'built-bundle');
+  fs.mkdirSync(pkg, { recursive: true });
+  fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'built-bundle', version: '2.0.0', type: 'module', main: 'index.js' }));
+  fs.copyFileSync(builtBundle, path.join(pkg, 'index.js'));
+  const { code, result } = await doctor(root);
+  assert.equal(code, 1);
+  const byWhere = Object.fromEntries(result.rows.map((r) => [r.where, r]));
+  assert.deepEqual(result.rows.map((r) => r.where).sort(), ['bundled', 'compiled']);
+  assert.equal(byWhere.compiled.verdict, 'patched at build time');
+  assert.equal(byWhere.compiled.file, path.join(root, 'dist', 'app'));
+  assert.equal(byWhere.bundled.verdict, 'patched at build time');
+  assert.equal(byWhere.bundled.file, path.join(pkg, 'index.js'));
+  assert.deepEqual(byWhere.bundled.classes, ['Protocol 1.x', 'stdio transport']);
+  assert.doesNotMatch(result.message, /All \d+ SDK build/);
+});
+
+/** esbuild's own native binary (the platform package the esbuild devDependency installed), or undefined. */
+function esbuildBinary() {
+  try {
+    return require.resolve(`@esbuild/${process.platform}-${process.arch}/bin/esbuild`, { paths: [ROOT] });
+  } catch {
+    return undefined;
+  }
+}
+
+test('a plain project: a native bin without the SDK (esbuild) changes nothing in the report', { skip: esbuildBinary() === undefined && 'no esbuild binary for this platform' }, async () => {
+  const esbuildBin = esbuildBinary();
+  const withSdk = (name, binFile) => {
+    const root = project(name, binFile);
+    fs.mkdirSync(path.join(root, 'node_modules', '@modelcontextprotocol'), { recursive: true });
+    fs.symlinkSync(path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'sdk'), path.join(root, 'node_modules', '@modelcontextprotocol', 'sdk'), 'junction');
+    return root;
+  };
+  const [plain, native] = await Promise.all([doctor(withSdk('plain-app')), doctor(withSdk('native-bin-app', esbuildBin))]);
+  const shape = ({ code, result }) => ({ code, rows: result.rows.map((r) => `${r.name}@${r.version} ${r.where} ${r.verdict}`), message: result.message.replace(/\/[^\s]*(plain-app|native-bin-app)/g, '<project>') });
+  assert.deepEqual(shape(native), shape(plain));
+  assert.equal(plain.code, 0, plain.result.message);
+  assert.match(plain.result.message, /All 2 SDK build\(s\) found are fixed/, "the ESM and CJS builds of the sdk");
+});
