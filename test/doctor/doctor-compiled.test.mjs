@@ -8,13 +8,14 @@
 // SDK (esbuild's) gets the same report as without that bin.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import fs from 'node:fs';
 import os from 'node:os';
 import { bunBinary } from '../support/bundles.mjs';
+import { runCommand } from '../support/spawn-node.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -30,20 +31,9 @@ let builtExe;
 let builtBundle;
 
 /** `npx mcp-ordered-dispatch doctor --json` in `cwd`: { code, result, stderr }. */
-function doctor(cwd) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'doctor', '--json'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, result: JSON.parse(stdout), stderr });
-    });
-  });
+async function doctor(cwd) {
+  const r = await runCommand(process.execPath, [BIN, 'doctor', '--json'], { cwd, timeout: 120_000 });
+  return { code: r.code, result: JSON.parse(r.stdout), stderr: r.stderr };
 }
 
 /** A project in `dir`/`name` with `bin` (a file copied to dist/) in its package.json. */
