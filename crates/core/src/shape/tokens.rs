@@ -734,16 +734,31 @@ impl<T: Unit, S: Sink<T>> Tokenizer<'_, T, S> {
         let Some(&last) = list.last() else {
             return Err(LexError);
         };
-        let mut p = list
-            .iter()
-            .copied()
-            .find(|p| p.bytes().enumerate().all(|(k, b)| byte_at(src, i + k) == b))
-            .unwrap_or(last);
+        // The second character of every longer punctuator is one of these:
+        // after any other, `c` stands alone (most punctuators, looked up no further).
+        let mut p = last;
+        if list.len() > 1
+            && matches!(
+                byte_at(src, i + 1),
+                b'=' | b'>' | b'<' | b'.' | b'*' | b'&' | b'|' | b'?' | b'+' | b'-'
+            )
+        {
+            p = list
+                .iter()
+                .copied()
+                .find(|p| p.bytes().enumerate().all(|(k, b)| byte_at(src, i + k) == b))
+                .unwrap_or(last);
+        }
         // `?.` followed by a digit is `?` then a number
         if p == "?." && is_digit_at(self.src, i + 2) {
             p = "?";
         }
-        self.emit_punct(punct(p.as_bytes()), i);
+        let code = if p.len() == 1 {
+            u32::from(c)
+        } else {
+            punct(p.as_bytes())
+        };
+        self.emit_punct(code, i);
         Ok(i + p.len())
     }
 }
