@@ -38,6 +38,7 @@ const BENCHES = [
   ['memory.mjs', quick ? ['--quick'] : []],
   ['startup.mjs', quick ? ['--quick'] : ['--instructions', ...(against ? ['--runs=11'] : [])]],
   ['reach.mjs', quick ? ['--quick'] : []],
+  ['plugin.mjs', quick ? ['--quick'] : []],
 ];
 
 // Load at the time of the run: on a shared machine, read every row with it.
