@@ -53,10 +53,13 @@ before(async () => {
 
 after(() => installation?.uninstall());
 
-test('install() patches every SDK build resolvable from the project (npm aliases included)', () => {
-  // Found by the name in their package.json: the version matrix's aliases (sdk-1-oldest, ...) too.
+test('install() patches every SDK build resolvable from the project (npm aliases and a fork included)', () => {
+  // Found by the name in their package.json: the version matrix's aliases (sdk-1-oldest, ...) too;
+  // and by the SDK's own layout: a fork published under another name (@mcp-use/modelcontextprotocol-sdk).
   const names = installation.patched.map((p) => `${p.name}@${p.version}:${p.build}:${p.generation}`).sort();
   assert.deepEqual(names, [
+    '@mcp-use/modelcontextprotocol-sdk@1.24.3-mcp-use.4:cjs:1',
+    '@mcp-use/modelcontextprotocol-sdk@1.24.3-mcp-use.4:esm:1',
     '@modelcontextprotocol/client@2.0.0:cjs:2',
     '@modelcontextprotocol/client@2.0.0:esm:2',
     '@modelcontextprotocol/client@2.4.0:cjs:2',
@@ -75,6 +78,10 @@ test('install() patches every SDK build resolvable from the project (npm aliases
   ]);
   // and their stdio transports, framed natively
   assert.deepEqual(installation.framing.map((t) => `${t.name}@${t.version}:${t.build}:${t.transport}`).sort(), [
+    '@mcp-use/modelcontextprotocol-sdk@1.24.3-mcp-use.4:cjs:StdioClientTransport',
+    '@mcp-use/modelcontextprotocol-sdk@1.24.3-mcp-use.4:cjs:StdioServerTransport',
+    '@mcp-use/modelcontextprotocol-sdk@1.24.3-mcp-use.4:esm:StdioClientTransport',
+    '@mcp-use/modelcontextprotocol-sdk@1.24.3-mcp-use.4:esm:StdioServerTransport',
     '@modelcontextprotocol/client@2.0.0:cjs:StdioClientTransport',
     '@modelcontextprotocol/client@2.0.0:esm:StdioClientTransport',
     '@modelcontextprotocol/client@2.4.0:cjs:StdioClientTransport',
