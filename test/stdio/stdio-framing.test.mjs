@@ -21,10 +21,14 @@ const line = (m) => JSON.stringify(m) + '\n';
 const NOTE = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } };
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-test('finds every stdio transport class (1.x and 2.x, client and server, ESM and CJS; npm aliases included) and patches them all', () => {
+test('finds every stdio transport class (1.x and 2.x, client and server, ESM and CJS; npm aliases and a fork included) and patches them all', () => {
   const found = findStdioTransports([ROOT]);
   const names = found.map((f) => `${f.source.name}@${f.source.version} ${f.source.build} ${f.Transport.name} sdk${f.sdk}`).sort();
   assert.deepEqual(names, [
+    '@mcp-use/modelcontextprotocol-sdk@1.24.3-mcp-use.4 cjs StdioClientTransport sdk1',
+    '@mcp-use/modelcontextprotocol-sdk@1.24.3-mcp-use.4 cjs StdioServerTransport sdk1',
+    '@mcp-use/modelcontextprotocol-sdk@1.24.3-mcp-use.4 esm StdioClientTransport sdk1',
+    '@mcp-use/modelcontextprotocol-sdk@1.24.3-mcp-use.4 esm StdioServerTransport sdk1',
     '@modelcontextprotocol/client@2.0.0 cjs StdioClientTransport sdk2',
     '@modelcontextprotocol/client@2.0.0 esm StdioClientTransport sdk2',
     '@modelcontextprotocol/client@2.4.0 cjs StdioClientTransport sdk2',
