@@ -37,7 +37,7 @@ const MACHINE_BUNDLES = [
   'sdk1 bun esm plain', 'sdk2 bun esm minify', 'sdk1 bun esm minify-keep-names', 'sdk2 bun cjs minify',
 ];
 // On the other Node lines (scripts/test-node-lines.mjs): every bundler and format once, minified.
-const LINES = process.env.MCP_ORDERED_DISPATCH_BUNDLES === 'lines';
+const LINES = process.env.MCP_ORDERED_DISPATCH_LINE_RUN === '1';
 const keep = ({ app, bundler, format, variant }) => (LINES ? LINE_BUNDLES : MACHINE_BUNDLES).includes(`${app} ${bundler} ${format} ${variant}`);
 
 function env(extra = {}) {
