@@ -58,10 +58,21 @@ const REGISTER = {
   '--require': ['--require', path.join(ROOT, 'register.cjs')],
 };
 
+// The Node-line runs share one directory of bundles (scripts/test-node-lines.mjs
+// makes it): the first line builds them, the others run the same files (a
+// bundler's output does not depend on the Node line that runs the test).
+const SHARED = process.env.MCP_ORDERED_DISPATCH_LINE_BUNDLES;
+
 before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-bundled-'));
   cache = path.join(dir, 'cache');
-  bundles = await buildBundles(dir, keep);
+  const listing = SHARED && path.join(SHARED, 'bundles.json');
+  if (listing && fs.existsSync(listing)) {
+    bundles = JSON.parse(fs.readFileSync(listing, 'utf8'));
+  } else {
+    bundles = await buildBundles(SHARED ?? dir, keep);
+    if (listing) fs.writeFileSync(listing, JSON.stringify(bundles));
+  }
 }, { timeout: 900_000 });
 
 after(() => {
