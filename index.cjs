@@ -1,6 +1,7 @@
 'use strict';
 // The addon loads on first use: requiring the package never throws for a missing binary.
-const { lazyBinding, NativeAddonError } = require('./lib/native/addon.cjs');
+const { lazyBinding } = require('./lib/native/lazy.cjs');
+const { NativeAddonError } = require('./lib/native/load-error.cjs');
 const { Dispatcher } = require('./lib/classify/dispatch.cjs');
 const ProgressTokens = lazyBinding('ProgressTokens');
 const classify = lazyBinding('classify');

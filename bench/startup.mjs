@@ -115,7 +115,7 @@ function makeApp() {
   fs.mkdirSync(own, { recursive: true });
   for (const entry of ['package.json', ...pkg.files]) fs.cpSync(path.join(ROOT, entry), path.join(own, entry), { recursive: true });
   // Its platform package, holding this checkout's build of the addon.
-  const { platformArchABI, binaryFileName, platformPackageName, localBuildPath, npmDirOf } = createRequire(import.meta.url)('../lib/native/addon.cjs');
+  const { platformArchABI, binaryFileName, platformPackageName, localBuildPath, npmDirOf } = createRequire(import.meta.url)('../lib/native/platform.cjs');
   const abi = platformArchABI();
   const platformDir = path.join(nm, platformPackageName(abi));
   fs.mkdirSync(platformDir);

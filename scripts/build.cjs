@@ -2,7 +2,7 @@
 'use strict';
 // Builds the native addon with cargo into the napi-rs layout:
 // <root>/mcp-ordered-dispatch.<platformArchABI>.node (what `napi build --platform`
-// writes; lib/native/addon.cjs names it and the loader looks there in a clone).
+// writes; lib/native/platform.cjs names it and the loader looks there in a clone).
 //
 //   node scripts/build.cjs             release build
 //   node scripts/build.cjs --debug     debug build
@@ -26,8 +26,10 @@ const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const {
-  platformArchABI, localBuildPath, binaryFileName, npmDirOf, platformPackageName, targets, tripleToAbi, ROOT,
-} = require('../lib/native/addon.cjs');
+  platformArchABI, localBuildPath, binaryFileName, npmDirOf, platformPackageName, targets, tripleToAbi, packageRoot,
+} = require('../lib/native/platform.cjs');
+
+const ROOT = packageRoot();
 
 // The addon's package in the Cargo workspace (crates/napi) and its library name.
 const PACKAGE = 'mcp-ordered-dispatch';

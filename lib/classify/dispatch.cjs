@@ -8,6 +8,7 @@
 // classified the message.
 
 const native = require('../native/addon.cjs');
+const { lazyBinding } = require('../native/lazy.cjs');
 const { takeHandoff } = require('../stdio/handoff.cjs');
 
 const { RELATED_TASK, PROGRESS_METHOD } = require('../adapters/common.cjs');
@@ -161,6 +162,6 @@ function dispatcherClass() {
 module.exports = {
   dispatcherClass,
   // The public `Dispatcher`: requiring the package must not load the addon.
-  Dispatcher: native.lazyBinding('Dispatcher', dispatcherClass),
+  Dispatcher: lazyBinding('Dispatcher', dispatcherClass),
   GATHERED_ORDER,
 };

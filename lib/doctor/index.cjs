@@ -10,7 +10,7 @@ const fs = require('node:fs');
 const { spawn } = require('node:child_process');
 const { findSdkCopies, findBundledCopies } = require('../discover/discover.cjs');
 const { findCompiledExecutables } = require('../discover/executables.cjs');
-const { LOAD_FAILED } = require('../native/addon.cjs');
+const { LOAD_FAILED } = require('../native/load-error.cjs');
 
 const PROBE = path.join(__dirname, 'probe.cjs');
 const SELF = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'));

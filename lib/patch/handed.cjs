@@ -11,7 +11,6 @@
 
 const sdk = require('../adapters/modules.cjs');
 
-const LOAD_FAILED = 'MCP_ORDERED_DISPATCH_LOAD_FAILED';
 
 /**
  * A patcher for handed-over classes. `options`: framing (whether stdio
@@ -34,6 +33,7 @@ function createHandedPatcher({ framing = true, offThread, sourceOf } = {}) {
       require('../native/addon.cjs').load(); // the addon loads lazily: a NativeAddonError surfaces here
       machinery = { patchProtocol, isPatched, sourceOf: describe, patchStdioExports, patchStdioTransport, isStdioPatched, warnUnsupported };
     } catch (error) {
+      const { LOAD_FAILED } = require('../native/load-error.cjs');
       if (error?.code !== LOAD_FAILED) throw error;
       machinery = null;
       process.emitWarning(error.message, { type: 'NativeAddonWarning', code: LOAD_FAILED });

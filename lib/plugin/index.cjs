@@ -19,7 +19,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const native = require('../native/addon.cjs');
+const platform = require('../native/platform.cjs');
 const { reachSource, BUILT_GLOBAL } = require('../shape/reach.cjs');
 const { mayDefineSdkClass } = require('../adapters/modules.cjs');
 
@@ -35,8 +35,8 @@ const HEAD = /^(?:#![^\n]*\n)?(?:\s*(?:\/\/[^\n]*|\/\*[\s\S]*?\*\/))*\s*(?:(['"]
 
 /** The platform names (napi-rs's platformArchABI) the build includes: `platforms` as given, 'all' (every release target), default this machine's. */
 function platformsOf(option) {
-  if (option === undefined) return [native.platformArchABI()];
-  if (option === 'all') return native.targets().map(native.tripleToAbi);
+  if (option === undefined) return [platform.platformArchABI()];
+  if (option === 'all') return platform.targets().map(platform.tripleToAbi);
   if (!Array.isArray(option) || option.some((p) => typeof p !== 'string')) {
     throw new TypeError(`${NAME}: the platforms option is 'all' or an array of platform names such as 'linux-x64-gnu', got ${JSON.stringify(option)}`);
   }
@@ -45,12 +45,12 @@ function platformsOf(option) {
 
 /** The `.node` file of platform `abi` where the build runs (MCP_ORDERED_DISPATCH_NATIVE for this machine, a clone's local build, the platform package), or undefined. */
 function addonFileFor(abi) {
-  if (abi === native.platformArchABI() && process.env[native.ENV_OVERRIDE]) return path.resolve(process.env[native.ENV_OVERRIDE]);
-  const local = native.localBuildPath(abi);
+  if (abi === platform.platformArchABI() && process.env[platform.ENV_OVERRIDE]) return path.resolve(process.env[platform.ENV_OVERRIDE]);
+  const local = platform.localBuildPath(abi);
   if (fs.existsSync(local)) return local;
   try {
-    const pkg = require.resolve(`${native.platformPackageName(abi)}/package.json`, { paths: [OWN_ROOT, process.cwd()] });
-    const file = path.join(path.dirname(pkg), native.binaryFileName(abi));
+    const pkg = require.resolve(`${platform.platformPackageName(abi)}/package.json`, { paths: [OWN_ROOT, process.cwd()] });
+    const file = path.join(path.dirname(pkg), platform.binaryFileName(abi));
     return fs.existsSync(file) ? file : undefined;
   } catch {
     return undefined;
@@ -108,7 +108,7 @@ function factory(options = {}, meta = {}) {
     for (const abi of platforms) {
       const file = addonFileFor(abi);
       if (file === undefined) missing.push(abi);
-      else addons.push({ abi, name: native.binaryFileName(abi), file });
+      else addons.push({ abi, name: platform.binaryFileName(abi), file });
     }
     return addons;
   }
@@ -140,7 +140,7 @@ function factory(options = {}, meta = {}) {
       warnedMissing = true;
       this.warn(
         `${NAME}: no addon for ${missing.join(', ')} to put in the build (looked for the platform package ` +
-          `${missing.map((abi) => native.platformPackageName(abi)).join(', ')} and a local build); the built app runs stock there. ` +
+          `${missing.map((abi) => platform.platformPackageName(abi)).join(', ')} and a local build); the built app runs stock there. ` +
           'Install the platform package (npm install --force <name>) where the build runs, or leave the platform out.',
       );
     }

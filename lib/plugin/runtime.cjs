@@ -2,7 +2,7 @@
 // What a bundle built with the bundler plugin (lib/plugin/index.cjs) runs
 // before its first SDK class is defined: each module the plugin changed
 // calls start(config) first thing. It tells the native loader where this
-// build's addon is (lib/native/addon.cjs's provideAddon), then defines the
+// build's addon is (lib/native/opened.cjs's provideAddon), then defines the
 // global the build-time static blocks call (BUILT_GLOBAL), handing each SDK
 // class to the same patcher register uses (lib/patch/handed.cjs). Where the
 // addon comes from, first found:
@@ -20,7 +20,8 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const native = require('../native/addon.cjs');
+const platform = require('../native/platform.cjs');
+const { provideAddon } = require('../native/opened.cjs');
 const { BUILT_GLOBAL, defineHandOver } = require('../shape/reach.cjs');
 const { createHandedPatcher } = require('../patch/handed.cjs');
 
@@ -54,30 +55,30 @@ function fixFor(abi, name, platforms) {
   if (!platforms.includes(abi)) {
     const has = platforms.length > 0 ? `the addon for ${platforms.join(', ')} only` : 'no native addon';
     return `This build includes ${has}, not ${abi}'s: add '${abi}' to the mcp-ordered-dispatch ` +
-      `plugin's platforms option (with its package ${native.platformPackageName(abi)} installed where the build ` +
-      `runs) and rebuild; or set ${native.ENV_OVERRIDE} to a ${name}.`;
+      `plugin's platforms option (with its package ${platform.platformPackageName(abi)} installed where the build ` +
+      `runs) and rebuild; or set ${platform.ENV_OVERRIDE} to a ${name}.`;
   }
   return `Ship ${name} (written by the build beside its output) with the bundle, in the same directory; ` +
-    `or set ${native.ENV_OVERRIDE} to it.`;
+    `or set ${platform.ENV_OVERRIDE} to it.`;
 }
 
 function provide({ platforms = [], embedded }) {
-  const abi = native.platformArchABI();
-  const name = native.binaryFileName(abi);
+  const abi = platform.platformArchABI();
+  const name = platform.binaryFileName(abi);
   const fix = fixFor(abi, name, platforms);
   const sea = seaAddon(name);
   if (sea !== undefined) {
-    native.provideAddon({ file: sea, from: `this single executable application (its asset ${name})`, fix });
+    provideAddon({ file: sea, from: `this single executable application (its asset ${name})`, fix });
     return;
   }
   const embed = embedded?.[abi];
   if (typeof embed === 'function') {
-    native.provideAddon({ addon: embed(), from: FROM, fix });
+    provideAddon({ addon: embed(), from: FROM, fix });
     return;
   }
   const dirs = candidateDirs();
   const file = dirs.map((dir) => path.join(dir, name)).find((f) => fs.existsSync(f)) ?? path.join(dirs[0], name);
-  native.provideAddon({ file, from: FROM, fix });
+  provideAddon({ file, from: FROM, fix });
 }
 
 /** Where a bundle's addon may be: beside this bundle, the main module, the entry script, the executable. */
@@ -96,13 +97,8 @@ function candidateDirs() {
 
 /** A single executable application's addon asset, written out once per content: its file, or undefined (not a SEA, or no such asset). */
 function seaAddon(name) {
-  let sea;
-  try {
-    sea = process.getBuiltinModule?.('node:sea');
-    if (!sea?.isSea?.()) return undefined;
-  } catch {
-    return undefined;
-  }
+  const sea = platform.seaModule();
+  if (sea === undefined) return undefined;
   let bytes;
   try {
     bytes = Buffer.from(sea.getRawAsset(name));

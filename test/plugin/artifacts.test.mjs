@@ -30,7 +30,7 @@ import { runAlone } from '../support/built-alone.mjs';
 import { ensureNode } from '../../scripts/node-lines.mjs';
 
 const require = createRequire(import.meta.url);
-const native = require('../../lib/native/addon.cjs');
+const native = require('../../lib/native/platform.cjs');
 const ADDON = native.binaryFileName();
 const NODE_MODULES = path.join(ROOT, 'node_modules');
 const esbuildPlugin = require('../../esbuild.cjs');

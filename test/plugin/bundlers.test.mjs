@@ -33,7 +33,7 @@ import { runAlone } from '../support/built-alone.mjs';
 import { pluginMatrixSuite, show } from '../support/plugin-matrix.mjs';
 
 const require = createRequire(import.meta.url);
-const native = require('../../lib/native/addon.cjs');
+const native = require('../../lib/native/platform.cjs');
 
 const WITH_PLUGIN = [
   'sdk1 esbuild cjs plain',

@@ -180,10 +180,11 @@ test(`node ${process.version}: with register, loading the SDK loads the patcher 
   const files = JSON.parse(loaded.stdout);
   for (const needed of ['patch/protocol.cjs', 'native/addon.cjs', 'patch/transports.cjs', 'discover/package-of.cjs']) assert.ok(files.includes(needed), `${needed} loaded with the SDK: ${files}`);
   for (const later of ['stdio/read-buffer.cjs', 'stdio/thread-read-buffer.cjs', 'discover/discover.cjs']) assert.ok(!files.includes(later), `${later} not loaded before a transport starts: ${files}`);
-  // The SDK-load path's files (both generations' adapters here): 14 shared
-  // (the rewrite gates, lib/shape/reach.cjs, among them), one adapter each,
+  // The SDK-load path's files (both generations' adapters here): 16 shared
+  // (the rewrite gates, lib/shape/reach.cjs, and the loader's
+  // lib/native/platform.cjs and opened.cjs among them), one adapter each,
   // and on registerHooks lines the in-thread ES module transform.
-  assert.ok(files.length <= (hasRegisterHooks ? 17 : 16), `${files.length} files of lib/ loaded with the SDK: ${files}`);
+  assert.ok(files.length <= (hasRegisterHooks ? 19 : 18), `${files.length} files of lib/ loaded with the SDK: ${files}`);
   const started = await runCommand(node, argv, { cwd: root, env: cleanEnv({ START: '1' }) });
   assert.equal(started.code, 0, show(started));
   const after = JSON.parse(started.stdout);

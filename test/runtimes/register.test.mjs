@@ -203,7 +203,7 @@ test('every progress notification arrives', async () => {
 test('deno: apps register must not break (TypeScript, require() of JSON and of a .node addon) run as they do without it', { skip: deno ? false : 'deno is not installed here' }, async () => {
   const project = fs.mkdtempSync(path.join(dir, 'deno-apps-'));
   fs.writeFileSync(path.join(project, 'data.json'), '{"answer":42}');
-  fs.copyFileSync(path.join(ROOT, require('../../lib/native/addon.cjs').binaryFileName()), path.join(project, 'addon.node'));
+  fs.copyFileSync(path.join(ROOT, require('../../lib/native/platform.cjs').binaryFileName()), path.join(project, 'addon.node'));
   fs.writeFileSync(path.join(project, 'app.ts'), 'const n: number = 40 + 2;\nconsole.log(JSON.stringify({ n }));\n');
   fs.writeFileSync(path.join(project, 'app.cjs'), "console.log(JSON.stringify({ n: require('./data.json').answer, addon: typeof require('./addon.node').classify }));\n");
   for (const [app, expected] of [['app.ts', { n: 42 }], ['app.cjs', { n: 42, addon: 'function' }]]) {

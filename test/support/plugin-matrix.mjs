@@ -15,7 +15,7 @@ import { buildBundles, bunBinary, PROGRESS } from './bundles.mjs';
 import { runAlone } from './built-alone.mjs';
 
 const require = createRequire(import.meta.url);
-const ADDON = require('../../lib/native/addon.cjs').binaryFileName();
+const ADDON = require('../../lib/native/platform.cjs').binaryFileName();
 
 const label = (b) => `${b.app} ${b.bundler} ${b.format} ${b.variant}`;
 const among = (list) => (b) => list.includes(label(b));

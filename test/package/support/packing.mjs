@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-export const platform = require('../../../lib/native/addon.cjs');
+export const platform = require('../../../lib/native/platform.cjs');
 export const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 export const ABI = platform.platformArchABI();
 export const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
