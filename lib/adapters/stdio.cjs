@@ -76,6 +76,47 @@ function inputStreamOf(transport) {
   return transport._process?.stdout ?? transport._stdin ?? undefined;
 }
 
+// The SDK transport classes' own ReadBuffer class, learned once per class.
+const ownReadBuffers = new WeakMap();
+
+/**
+ * The class of the ReadBuffer an SDK stdio transport class itself creates,
+ * or undefined when it cannot be learned. Learned from an instance made
+ * with inert arguments (the constructors only store them; nothing starts,
+ * no stream is touched): the base class's constructor, never a subclass's.
+ */
+function ownReadBufferClass(Transport) {
+  if (ownReadBuffers.has(Transport)) return ownReadBuffers.get(Transport);
+  let Own;
+  try {
+    const inert = Object.freeze({});
+    Own = readBufferOf(Reflect.construct(Transport, [inert, inert]))?.constructor;
+  } catch {
+    Own = undefined;
+  }
+  ownReadBuffers.set(Transport, Own);
+  return Own;
+}
+
+/**
+ * Whether the host owns this transport's read buffer: hosts subclass the
+ * SDK's transports and put a buffer of their own in `_readBuffer`, and may
+ * check later that it is still theirs (Claude Code's client transport
+ * throws after start() when it is no longer its BoundedReadBuffer). True
+ * when the instance's buffer is not of the class the SDK's own `Transport`
+ * creates, or when any subclass between the instance's class and
+ * `Transport` names `_readBuffer` in its text.
+ */
+function hostOwnsReadBuffer(transport, Transport) {
+  const stock = transport._readBuffer;
+  const Own = ownReadBufferClass(Transport);
+  if (Own === undefined || stock?.constructor !== Own) return true;
+  for (let C = transport.constructor; typeof C === 'function' && C !== Transport; C = Object.getPrototypeOf(C)) {
+    if (/\b_readBuffer\b/.test(sourceOf(C))) return true;
+  }
+  return false;
+}
+
 function setReadBuffer(transport, buffer) {
   transport._readBuffer = buffer;
 }
@@ -151,6 +192,7 @@ module.exports = {
   readBufferOf,
   handoffSourceOf,
   setReadBuffer,
+  hostOwnsReadBuffer,
   inputStreamOf,
   stockReadBuffer,
   CANARIES,

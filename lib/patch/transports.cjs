@@ -37,6 +37,12 @@ function describe(Transport, source) {
   return describeSource(source, typeof Transport === 'function' && Transport.name ? Transport.name : 'this class');
 }
 
+/** With NODE_DEBUG=mcp-ordered-dispatch: one line per transport whose read buffer the host owns. */
+function debugNote(transport) {
+  const debug = require('node:util').debuglog('mcp-ordered-dispatch');
+  if (debug.enabled) debug('%s keeps its own _readBuffer (%s): native framing steps aside for it', transport.constructor?.name, transport._readBuffer?.constructor?.name);
+}
+
 const differs = new WeakMap();
 
 /** Whether a stock ReadBuffer class judges any canary otherwise than the framer (cached per class). */
@@ -69,11 +75,21 @@ function schemasDiffer(Reference, sdk) {
   return result;
 }
 
-/** Swap a transport instance's stock ReadBuffer for a native one (before any data arrives). */
+/**
+ * Swap a transport instance's stock ReadBuffer for a native one (before any
+ * data arrives). A buffer the host owns (lib/adapters/stdio.cjs
+ * hostOwnsReadBuffer) stays: that transport reads as stock does, and the
+ * Protocol's dispatch keeps wire order all the same.
+ */
 function useNativeReadBuffer(transport, record) {
   const stock = adapter.readBufferOf(transport);
-  const { NativeReadBuffer } = readBuffer();
   if (stock === undefined || isNativeReadBuffer(stock)) return;
+  // record.Transport: the patched class (tests and benches swap a buffer directly, with no class).
+  if (record.Transport !== undefined && adapter.hostOwnsReadBuffer(transport, record.Transport)) {
+    debugNote(transport);
+    return;
+  }
+  const { NativeReadBuffer } = readBuffer();
   const { maxBufferSize, held, generation, Reference } = adapter.stockReadBuffer(stock);
   const sdk = record.sdk ?? generation;
   // offThread (lib/stdio/thread-read-buffer.cjs): framed on a worker thread, delivered to this transport.
@@ -142,6 +158,7 @@ function patchStdioTransport(Transport, options = {}) {
     strict: checked.strict,
     blankLines: checked.blankLines,
     source: options.source,
+    Transport,
   });
   return record.unpatch;
 }
