@@ -13,6 +13,8 @@
 //     under run, stock loses; with a user's own BUN_OPTIONS preload, and
 //     built with arguments ending in `--` (as opencode is) with a user's own
 //     BUN_INSPECT_PRELOAD, both preloads run;
+//   - a Deno app (no -A) under `run -- deno run app.mjs`: its SDK patched
+//     with the scoped permissions run adds; stock Deno leaves it stock;
 //   - a Node host under run whose stdio MCP servers (the real
 //     server-everything) are run by node and by bun, each inheriting the
 //     launcher's environment: both connect and list their tools.
@@ -125,9 +127,29 @@ test('a Node client app: 0 lost under run (and its raw server, a Node child, kee
   assert.match(launched.stderr, /^(user preload ran\n)+$/, launched.stderr);
 });
 
-describe_bun();
+test('deno run without -A: run inserts --preload and the scoped permissions register needs; the SDK is patched (stock: not)', { skip: RUNTIMES.deno === undefined && 'deno is not installed for this platform' }, async () => {
+  const project = path.join(dir, 'deno-app');
+  fs.mkdirSync(project);
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(project, 'node_modules'), 'junction');
+  fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'deno-app', private: true }));
+  fs.writeFileSync(path.join(project, 'app.mjs'), `import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+let patched = false;
+for (let p = Client.prototype; p !== null; p = Object.getPrototypeOf(p)) if (Object.hasOwn(p, Symbol.for('mcp-ordered-dispatch.patch'))) patched = true;
+console.log(JSON.stringify({ patched }));
+`);
+  const deno = RUNTIMES.deno;
+  const env = cleanEnv(deno.env);
+  const stock = await runCommand(deno.command, ['run', '--no-lock', 'app.mjs'], { cwd: project, env, timeout: 120_000 });
+  assert.equal(stock.stdout.trim(), '{"patched":false}', show(stock));
+  const r = await launch(deno.command, ['run', '--no-lock', 'app.mjs'], { cwd: project, env: deno.env });
+  assert.equal(r.code, 0, show(r));
+  assert.equal(r.stdout.trim(), '{"patched":true}', show(r));
+  assert.equal(r.stderr, '');
+});
 
-function describe_bun() {
+bunTests();
+
+function bunTests() {
   const skip = bun === undefined && 'bun is not installed for this platform';
   // register reaches the SDK chunks embedded in a Bun-compiled executable only with the Bun.plugin onResolve redirect of
   // /$bunfs/ chunks (branch i38-bun); until it lands the preload runs (the user's beside it) but patches nothing.
