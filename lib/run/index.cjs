@@ -19,20 +19,41 @@
 // A preload the user already set stays, before ours. Each variable takes
 // register once: a `run` inside `run` adds nothing.
 
+const fs = require('node:fs');
 const { spawn } = require('node:child_process');
-const { plan } = require('./plan.cjs');
+const { plan, resolveCommand, startsByExec } = require('./plan.cjs');
 
 const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+// Signals Node ignores: an ignored disposition survives execve(), a caught one is reset to the default.
+const IGNORED_BY_NODE = ['SIGPIPE', 'SIGXFSZ'];
+
+/** One line on stderr, written to the file descriptor (no stream is made: nothing about fd 2 changes before the command gets it). */
+function say(line) {
+  fs.writeSync(2, `mcp-ordered-dispatch run: ${line}\n`);
+}
 
 /**
- * Run `argv` ([--] COMMAND ARGS...) as described above; resolves with what
- * the launcher should exit with: { code } or { signal }.
+ * Run `argv` ([--] COMMAND ARGS...) as described above. Where Node has
+ * process.execve() (22.15+, 24, 26; not on Windows) this process becomes the
+ * command: its exit code, signals, stdio and TTY are the command's own, with
+ * nothing in between. Elsewhere the command is a child with stdio
+ * inherited; resolves with what the launcher should exit with: { code } or
+ * { signal }.
  */
-function run(argv, { env = process.env, cwd = process.cwd(), stderr = process.stderr } = {}) {
+function run(argv, { env = process.env, cwd = process.cwd(), exec = typeof process.execve === 'function' && process.platform !== 'win32' } = {}) {
   const args = argv[0] === '--' ? argv.slice(1) : argv;
   if (args.length === 0) throw new Error('run needs a command: mcp-ordered-dispatch run -- COMMAND [ARGS...]');
   const { command, commandArgs, childEnv, notice } = plan(args[0], args.slice(1), { env, cwd });
-  if (notice !== undefined) stderr.write(`mcp-ordered-dispatch run: ${notice}\n`);
+  if (notice !== undefined) say(notice);
+  const file = exec && cwd === process.cwd() ? resolveCommand(command, childEnv, cwd) : undefined;
+  if (file !== undefined && startsByExec(file)) {
+    for (const signal of IGNORED_BY_NODE) process.on(signal, () => {});
+    try {
+      process.execve(file, [command, ...commandArgs], childEnv);
+    } catch {
+      // Not replaced: started as a child below, which reports why.
+    }
+  }
   return new Promise((resolve) => {
     const child = spawn(command, commandArgs, { stdio: 'inherit', env: childEnv, cwd });
     // A terminal's Ctrl-C and hang-up go to its whole foreground process
@@ -55,7 +76,7 @@ function run(argv, { env = process.env, cwd = process.cwd(), stderr = process.st
     child.once('error', (error) => {
       // Not started (ENOENT, EACCES): as a shell says it, with its exit codes.
       const code = error.code === 'ENOENT' ? 127 : 126;
-      stderr.write(`mcp-ordered-dispatch run: ${args[0]}: ${error.code === 'ENOENT' ? 'command not found' : error.message}\n`);
+      say(`${args[0]}: ${error.code === 'ENOENT' ? 'command not found' : error.message}`);
       done({ code });
     });
     child.once('exit', (code, signal) => done(signal ? { signal } : { code }));

@@ -86,6 +86,32 @@ function shebangOf(file) {
   }
 }
 
+/**
+ * Whether execve() of `file` will start it (a failed process.execve() ends
+ * the process): executable by us, and a native executable, or a script
+ * whose `#!` interpreter is an executable file.
+ */
+function startsByExec(file) {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    if (compiledKindOf(file, { sea: false }) !== undefined) return true;
+    const head = Buffer.alloc(512);
+    const fd = fs.openSync(file, 'r');
+    let text;
+    try {
+      text = head.subarray(0, fs.readSync(fd, head, 0, head.length, 0)).toString('utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
+    if (!text.startsWith('#!')) return false;
+    const interpreter = text.slice(2).split(/\r?\n/)[0].trim().split(/\s+/)[0];
+    fs.accessSync(interpreter, fs.constants.X_OK);
+    return fs.statSync(interpreter).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /** The runtime a program name names: 'node', 'bun', 'deno', or undefined. */
 function runtimeOf(program) {
   const name = path.basename(program).replace(/\.exe$/i, '').toLowerCase();
@@ -176,4 +202,4 @@ function plan(command, args, { env = process.env, cwd = process.cwd() } = {}) {
   return { kind, command, commandArgs: args, childEnv, notice: undefined };
 }
 
-module.exports = { plan, registerEntry, resolveCommand, shebangOf, importTarget };
+module.exports = { plan, registerEntry, resolveCommand, shebangOf, importTarget, startsByExec };

@@ -1,7 +1,9 @@
 // `mcp-ordered-dispatch run -- COMMAND`, with real child processes:
 //   - what passes through untouched: the child's exit code, its death by a
-//     signal forwarded to it (the launcher dies by the same signal), and
-//     stdin to stdout byte for byte;
+//     signal sent to the launcher (the launcher dies by the same signal), and
+//     stdin to stdout byte for byte; each with the launcher on this Node (20:
+//     the command a child, the signal forwarded) and on Node 24 (the launcher
+//     replaced by the command through process.execve());
 //   - a Node 24 single executable application (built as
 //     test/plugin/artifacts.test.mjs builds one) is named in exactly one
 //     line on stderr and runs unchanged, its output intact;
@@ -54,41 +56,52 @@ function cleanEnv(extra = {}) {
 }
 
 /** `mcp-ordered-dispatch run -- command ...args` to its end: { code, signal, stdout, stderr }. */
-function launch(command, args, { env = {}, cwd = dir } = {}) {
-  return runCommand(process.execPath, [BIN, 'run', '--', command, ...args], { cwd, env: cleanEnv(env), timeout: 120_000 });
+function launch(command, args, { env = {}, cwd = dir, node = process.execPath } = {}) {
+  return runCommand(node, [BIN, 'run', '--', command, ...args], { cwd, env: cleanEnv(env), timeout: 120_000 });
 }
 
-test('the child\'s exit code passes through', async () => {
-  const r = await launch(process.execPath, ['-e', 'process.exitCode = 7']);
-  assert.equal(r.code, 7, show(r));
-  assert.equal(r.stderr, '');
-});
+// The launcher on this Node, and on a Node with process.execve() (Linux: from its npm package).
+const LAUNCHERS = [['this Node', () => process.execPath]];
+if (process.platform === 'linux' && typeof process.execve !== 'function') LAUNCHERS.push(['Node 24 (execve)', () => ensureNode('24.22.3')]);
 
-test('a signal sent to the launcher reaches the child, and the launcher dies of the signal the child died of', async (t) => {
-  const child = spawn(process.execPath, [BIN, 'run', '--', process.execPath, '-e', "process.stdout.write('ready'); setInterval(() => {}, 1000);"], { cwd: dir, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  t.after(() => child.kill('SIGKILL'));
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c));
-  await new Promise((resolve) => child.stdout.once('data', resolve));
-  child.kill('SIGTERM');
-  const [code, signal] = await new Promise((resolve) => child.once('close', (c, s) => resolve([c, s])));
-  assert.deepEqual({ code, signal, stderr }, { code: null, signal: 'SIGTERM', stderr: '' });
-});
+for (const [label, nodeOf] of LAUNCHERS) {
+  test(`${label}: the child's exit code passes through`, async () => {
+    const r = await launch(process.execPath, ['-e', 'process.exitCode = 7'], { node: nodeOf() });
+    assert.equal(r.code, 7, show(r));
+    assert.equal(r.stderr, '');
+  });
 
-test('stdin to stdout, byte for byte (1 MiB of random bytes through the child)', async (t) => {
-  const bytes = crypto.randomBytes(1024 * 1024);
-  const child = spawn(process.execPath, [BIN, 'run', '--', process.execPath, '-e', 'process.stdin.pipe(process.stdout)'], { cwd: dir, env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
-  t.after(() => child.kill('SIGKILL'));
-  const out = [];
-  let stderr = '';
-  child.stdout.on('data', (c) => out.push(c));
-  child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c));
-  child.stdin.end(bytes);
-  const code = await new Promise((resolve) => child.once('close', resolve));
-  assert.equal(code, 0, stderr);
-  assert.equal(stderr, '');
-  assert.ok(Buffer.concat(out).equals(bytes), 'the bytes came out as they went in');
-});
+  test(`${label}: SIGTERM sent to the launcher ends the command, and the launcher ends by the same signal`, async (t) => {
+    const child = spawn(nodeOf(), [BIN, 'run', '--', process.execPath, '-e', "process.stdout.write('ready'); setInterval(() => {}, 1000);"], { cwd: dir, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    t.after(() => child.kill('SIGKILL'));
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c));
+    await new Promise((resolve) => child.stdout.once('data', resolve));
+    child.kill('SIGTERM');
+    const [code, signal] = await new Promise((resolve) => child.once('close', (c, s) => resolve([c, s])));
+    assert.deepEqual({ code, signal, stderr }, { code: null, signal: 'SIGTERM', stderr: '' });
+  });
+
+  test(`${label}: the command starts with no signal ignored (Node ignores SIGPIPE and SIGXFSZ; the command must not inherit that)`, { skip: process.platform !== 'linux' && '/proc/self/status is Linux\'s' }, async () => {
+    const r = await launch('/bin/sh', ['-c', 'grep SigIgn /proc/self/status'], { node: nodeOf() });
+    assert.equal(r.stdout, 'SigIgn:\t0000000000000000\n', show(r));
+  });
+
+  test(`${label}: stdin to stdout, byte for byte (1 MiB of random bytes through the command)`, async (t) => {
+    const bytes = crypto.randomBytes(1024 * 1024);
+    const child = spawn(nodeOf(), [BIN, 'run', '--', process.execPath, '-e', 'process.stdin.pipe(process.stdout)'], { cwd: dir, env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    t.after(() => child.kill('SIGKILL'));
+    const out = [];
+    let stderr = '';
+    child.stdout.on('data', (c) => out.push(c));
+    child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c));
+    child.stdin.end(bytes);
+    const code = await new Promise((resolve) => child.once('close', resolve));
+    assert.equal(code, 0, stderr);
+    assert.equal(stderr, '');
+    assert.ok(Buffer.concat(out).equals(bytes), 'the bytes came out as they went in');
+  });
+}
 
 test('a Node single executable application: one line on stderr names it and what would reach it; it runs unchanged, its output and exit code intact', { skip: process.platform !== 'linux' && 'the Node 24 binary is installed from its Linux package here' }, async () => {
   const node24 = ensureNode('24.22.3');
