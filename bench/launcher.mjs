@@ -11,11 +11,17 @@
 //                      stdio transport, constructs a Client, and exits
 //   claude --version   Claude Code 2.1.328 from `npm run check:hosts`'s cache
 //                      (.cache/hosts), when it is there
+//   claude mcp list    the same, in a home directory of its own with one stdio
+//                      MCP server configured (the raw server, run by this
+//                      Node): a start that loads the SDK and connects
 //   the launcher alone `run -- true` against `true`: the launcher's own
 //                      floor (a Node process that looks at the command's file,
 //                      spawns it and waits), for reading the rows above
 //
-//   node bench/launcher.mjs [--runs=21] [--quick] [--json]
+//   node bench/launcher.mjs [--runs=21] [--quick] [--json] [--node=PATH]
+//
+// --node runs the launcher on another Node (default: this one); on Node
+// 22.15+ the launcher replaces itself with the host (process.execve()).
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -29,16 +35,19 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'mcp-ordered-dispatch.cjs');
 const CLAUDE = path.join(ROOT, '.cache', 'hosts', 'node_modules', '@anthropic-ai', 'claude-code-linux-x64', 'claude');
 const TARGET = 1.1;
+const LAUNCHER_NODE = args.node ?? process.execPath;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const { RUNTIMES } = await import('../test/support/runtimes.mjs');
 const bun = RUNTIMES.bun?.command;
 
 // None of a user's Node, Bun or register settings: both variants start from the same environment.
-const env = { ...process.env };
-for (const name of ['NODE_OPTIONS', 'BUN_OPTIONS', 'BUN_INSPECT_PRELOAD', 'MCP_ORDERED_DISPATCH_NATIVE']) delete env[name];
+const baseEnv = { ...process.env };
+for (const name of ['NODE_OPTIONS', 'BUN_OPTIONS', 'BUN_INSPECT_PRELOAD', 'MCP_ORDERED_DISPATCH_NATIVE']) delete baseEnv[name];
 
 const { plan } = createRequire(import.meta.url)('../lib/run/plan.cjs');
+
+let env = baseEnv;
 
 /** Wall time of one run of `command args`, in ms (it must exit 0). */
 function time(command, commandArgs, cwd, withEnv = env) {
@@ -54,7 +63,7 @@ function compare(exe, exeArgs, cwd) {
   const planned = plan(exe, exeArgs, { env, cwd });
   const variants = {
     stock: () => time(exe, exeArgs, cwd),
-    run: () => time(process.execPath, [BIN, 'run', '--', exe, ...exeArgs], cwd),
+    run: () => time(LAUNCHER_NODE, [BIN, 'run', '--', exe, ...exeArgs], cwd),
     preload: () => time(planned.command, planned.commandArgs, cwd, planned.childEnv),
   };
   const names = Object.keys(variants);
@@ -85,12 +94,20 @@ try {
     fs.writeFileSync(path.join(home, 'main.mjs'), "await import('./app.mjs');\n");
     const exe = path.join(dir, 'compiled-app');
     execFileSync(bun, ['build', '--compile', '--splitting', 'main.mjs', `--outfile=${exe}`], { cwd: home, stdio: 'pipe', timeout: 120_000 });
-    row('launcher: a Bun-compiled app that loads the SDK client and exits', compare(exe, [], dir), `wall time, median of ${RUNS}, interleaved; run preloads register through BUN_OPTIONS`);
+    row('launcher: a Bun-compiled app that loads the SDK client and exits', compare(exe, [], dir), `wall time, median of ${RUNS}, interleaved; run preloads register through BUN_OPTIONS; launcher on Node ${spawnSync(LAUNCHER_NODE, ['--version'], { encoding: 'utf8' }).stdout.trim()}`);
   } else {
     process.stderr.write('  bun is not installed for this platform: the Bun-compiled app row is left out\n');
   }
   if (fs.existsSync(CLAUDE)) {
     row('launcher: claude --version (Claude Code 2.1.328, 373 MB)', compare(CLAUDE, ['--version'], dir), `wall time, median of ${RUNS}, interleaved; from npm run check:hosts's cache`);
+    // A home of its own, one stdio server configured; the server, a Node child, inherits run's NODE_OPTIONS.
+    const home = path.join(dir, 'claude-home');
+    const project = path.join(home, 'project');
+    fs.mkdirSync(project, { recursive: true });
+    env = { ...baseEnv, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
+    execFileSync(CLAUDE, ['mcp', 'add', 'raw', '--', process.execPath, path.join(ROOT, 'test', 'fixtures', 'raw-server.mjs')], { cwd: project, env, stdio: 'pipe', timeout: 120_000 });
+    row('launcher: claude mcp list (connects to one stdio server)', compare(CLAUDE, ['mcp', 'list'], project), `wall time, median of ${RUNS}, interleaved; its server a Node child`);
+    env = baseEnv;
   } else {
     process.stderr.write('  .cache/hosts has no Claude Code (npm run check:hosts installs it): its row is left out\n');
   }

@@ -8,7 +8,6 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const crypto = require('node:crypto');
 const { pathToFileURL } = require('node:url');
 const { compiledKindOf } = require('../discover/compiled.cjs');
 
@@ -130,7 +129,7 @@ function appendOption(options, addition, already) {
 /** A preload that loads the user's `theirs` and then register (BUN_INSPECT_PRELOAD takes one file), written once by content. */
 function chainedPreload(theirs, ours) {
   const source = `import ${JSON.stringify(theirs)};\nimport ${JSON.stringify(ours)};\n`;
-  const hash = crypto.createHash('sha256').update(source).digest('hex').slice(0, 16);
+  const hash = require('node:crypto').createHash('sha256').update(source).digest('hex').slice(0, 16);
   const file = path.join(require('node:os').tmpdir(), `${PACKAGE}-preload-${hash}.mjs`);
   if (!fs.existsSync(file)) {
     const temporary = `${file}.${process.pid}.tmp`;
