@@ -74,6 +74,10 @@ async function main(argv) {
   const [command, ...rest] = argv;
   switch (command) {
     case 'run': {
+      if (rest[0] === '--help' || rest[0] === '-h') {
+        process.stdout.write(USAGE);
+        return 0;
+      }
       // Loads only lib/run/ (and lib/discover/compiled.cjs): the launcher is on the host's start path.
       const { run, exitLike } = require('../lib/run/index.cjs');
       exitLike(await run(rest));
