@@ -14,6 +14,7 @@ import {
   ABI, NPM, PKG, ROOT, platform, sh, packBoth, tarList, tarManifest, REPRO_APP, appResult, sdkSpecs,
   nodeFilesUnder, platformPackagesIn,
 } from './support/packing.mjs';
+import { RUNTIMES } from '../support/runtimes.mjs';
 
 const NPX = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 
@@ -143,4 +144,24 @@ test('the main tarball alone (no platform package to be had): the load error say
   assert.match(message, /optional dependencies were omitted/);
   assert.match(message, /installed from a tarball alone/);
   assert.ok(message.includes(`install ${pkg} (or its tarball) beside it`), message);
+});
+
+test('inside a Bun-compiled executable, a preload from the installed package loads the addon from the platform package', { skip: RUNTIMES.bun ? false : 'bun is not installed here' }, () => {
+  // Bun resolves no package whose main is a `.node` file from a preload in a
+  // compiled executable: the loader resolves the platform package's file.
+  const project = path.join(dir, 'app');
+  const compiled = path.join(dir, 'compiled');
+  fs.mkdirSync(compiled, { recursive: true });
+  fs.writeFileSync(path.join(compiled, 'main.mjs'), 'console.log(JSON.stringify({ standalone: Bun.isStandaloneExecutable, loaded: globalThis.__loadedFrom ?? null }));\n');
+  const preload = path.join(compiled, 'preload.cjs');
+  const loader = path.join(project, 'node_modules', PKG.name, 'lib', 'native', 'addon.cjs');
+  fs.writeFileSync(preload, `const addon = require(${JSON.stringify(loader)});\naddon.load();\nglobalThis.__loadedFrom = addon.loadedFrom();\n`);
+  sh(RUNTIMES.bun.command, ['build', '--compile', 'main.mjs', '--outfile', path.join(compiled, 'app')], { cwd: compiled });
+  const { stdout } = sh(path.join(compiled, 'app'), [], { cwd: compiled, env: { BUN_OPTIONS: `--preload ${preload}` } });
+  const result = JSON.parse(stdout.trim().split('\n').pop());
+  assert.equal(result.standalone, true);
+  assert.deepEqual(result.loaded, {
+    from: platform.platformPackageName(ABI),
+    file: fs.realpathSync(path.join(project, 'node_modules', platform.platformPackageName(ABI), platform.binaryFileName(ABI))),
+  });
 });
