@@ -9,6 +9,7 @@
 //   npm run soak                      1 minute
 //   npm run soak -- --minutes=10
 //   node scripts/soak.mjs --seconds=8 [--json]
+//   node scripts/soak.mjs --rounds=4 [--json]   each worker runs exactly 4 rounds, however long they take
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -36,7 +37,8 @@ async function worker() {
   for (const Protocol of sdk.Protocols) patchProtocol(Protocol);
   const total = { rounds: 0, calls: 0, progressExpected: 0, progressReceived: 0, lost: 0, callsOutOfOrder: 0, callsFailed: 0, onerrors: 0, failures: [], onerrorSamples: [] };
   const until = Number(args.until);
-  while (Date.now() < until) {
+  const rounds = Number(args.rounds);
+  while (args.rounds === undefined ? Date.now() < until : total.rounds < rounds) {
     const r = await runRepro(
       { Client: sdk.Client, StdioClientTransport: sdk.StdioClientTransport, generation: e.generation },
       { pairs: 1, concurrency: w.concurrency, mode: w.mode, gap: w.gap, progress: 3 },
@@ -50,9 +52,9 @@ async function worker() {
   console.log(JSON.stringify(total));
 }
 
-function runWorker(w, until) {
+function runWorker(w, bound) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), `--worker=${JSON.stringify(w)}`, `--until=${until}`], {
+    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), `--worker=${JSON.stringify(w)}`, bound], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -72,15 +74,17 @@ function runWorker(w, until) {
 }
 
 async function main() {
+  const rounds = args.rounds === undefined ? undefined : Number(args.rounds);
+  if (rounds !== undefined && !(Number.isInteger(rounds) && rounds > 0)) throw new Error(`--rounds must be a positive integer, got ${args.rounds}`);
   const seconds = args.seconds !== undefined ? Number(args.seconds) : 60 * Number(args.minutes ?? 1);
-  if (!(seconds > 0)) throw new Error(`--minutes/--seconds must be positive, got ${args.minutes ?? args.seconds}`);
+  if (rounds === undefined && !(seconds > 0)) throw new Error(`--minutes/--seconds must be positive, got ${args.minutes ?? args.seconds}`);
   const started = Date.now();
-  const until = started + seconds * 1000;
-  if (!args.json) console.error(`soak: ${WORKERS.length} workers for ${seconds} s...`);
+  const bound = rounds === undefined ? `--until=${started + seconds * 1000}` : `--rounds=${rounds}`;
+  if (!args.json) console.error(rounds === undefined ? `soak: ${WORKERS.length} workers for ${seconds} s...` : `soak: ${WORKERS.length} workers, ${rounds} rounds each...`);
   const ticker = args.json
     ? undefined
-    : setInterval(() => console.error(`soak: ${Math.round((Date.now() - started) / 1000)} s of ${seconds}`), 15_000);
-  const runs = await Promise.all(WORKERS.map((w) => runWorker(w, until)));
+    : setInterval(() => console.error(`soak: ${Math.round((Date.now() - started) / 1000)} s${rounds === undefined ? ` of ${seconds}` : ''}`), 15_000);
+  const runs = await Promise.all(WORKERS.map((w) => runWorker(w, bound)));
   if (ticker) clearInterval(ticker);
 
   const sum = (key) => runs.reduce((n, r) => n + (r.result?.[key] ?? 0), 0);
