@@ -164,9 +164,6 @@ bunTests();
 
 function bunTests() {
   const skip = bun === undefined && 'bun is not installed for this platform';
-  // register reaches the SDK chunks embedded in a Bun-compiled executable only with the Bun.plugin onResolve redirect of
-  // /$bunfs/ chunks (branch i38-bun); until it lands the preload runs (the user's beside it) but patches nothing.
-  const todo = 'register inside Bun-compiled executables (i38-bun) has not landed';
   let compiled;
   const built = () => {
     if (compiled !== undefined) return compiled;
@@ -180,7 +177,7 @@ function bunTests() {
     return compiled;
   };
 
-  test('a Bun-compiled client executable: 0 lost under run, stock loses; a user\'s BUN_OPTIONS preload runs beside ours', { skip, todo }, async () => {
+  test('a Bun-compiled client executable: 0 lost under run, stock loses; a user\'s BUN_OPTIONS preload runs beside ours', { skip }, async () => {
     const { runCompiled, PROGRESS } = await import('../support/compiled.mjs');
     const { plain } = await built();
     const stock = await runCompiled(plain.file);
@@ -194,7 +191,7 @@ function bunTests() {
     assert.equal(launched.stderr, 'user bun preload ran\n');
   });
 
-  test('a Bun-compiled executable whose built-in arguments end with `--` (as opencode\'s): reached through BUN_INSPECT_PRELOAD, 0 lost, a user\'s BUN_INSPECT_PRELOAD kept', { skip, todo }, async () => {
+  test('a Bun-compiled executable whose built-in arguments end with `--` (as opencode\'s): reached through BUN_INSPECT_PRELOAD, 0 lost, a user\'s BUN_INSPECT_PRELOAD kept', { skip }, async () => {
     const { runCompiled, PROGRESS } = await import('../support/compiled.mjs');
     const { blocked } = await built();
     const stock = await runCompiled(blocked.file);
