@@ -126,14 +126,26 @@ function appendOption(options, addition, already) {
   return options === undefined || options.trim() === '' ? addition : `${options} ${addition}`;
 }
 
-/** A preload that loads the user's `theirs` and then register (BUN_INSPECT_PRELOAD takes one file), written once by content. */
+/**
+ * A preload that loads the user's `theirs` and then register (BUN_INSPECT_PRELOAD
+ * takes one file), written once by content into this user's own cache
+ * directory (lib/shape/cache.cjs's: never a file another user could have put
+ * in the shared temp directory), else into a new private temporary directory.
+ */
 function chainedPreload(theirs, ours) {
   const source = `import ${JSON.stringify(theirs)};\nimport ${JSON.stringify(ours)};\n`;
   const hash = require('node:crypto').createHash('sha256').update(source).digest('hex').slice(0, 16);
-  const file = path.join(require('node:os').tmpdir(), `${PACKAGE}-preload-${hash}.mjs`);
-  if (!fs.existsSync(file)) {
+  const dir = require('../shape/cache.cjs').usableCacheDir() ?? fs.mkdtempSync(path.join(require('node:os').tmpdir(), `${PACKAGE}-run-`));
+  const file = path.join(dir, `run-preload-${hash}.mjs`);
+  let current;
+  try {
+    current = fs.readFileSync(file, 'utf8');
+  } catch {
+    current = undefined;
+  }
+  if (current !== source) {
     const temporary = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(temporary, source);
+    fs.writeFileSync(temporary, source, { mode: 0o600 });
     fs.renameSync(temporary, file);
   }
   return file;
