@@ -1,54 +1,27 @@
 'use strict';
 // register under Bun, which has neither module.registerHooks() nor a working
 // module.register() (a stub), and never calls Module._load or
-// Module.prototype._compile. Bun offers two ways in, and each carries one
-// module format:
-//   - require() of a CommonJS file goes through Module._extensions: the
-//     wrapper here compiles the file's source with its SDK classes' static
-//     blocks (lib/register/hooks.cjs's reachedSource) through the module's own
-//     _compile, and leaves every other file to Bun's handler;
-//   - a preload's Bun.plugin() onLoad sees ES modules, but compiles whatever
-//     it returns as an ES module (a CommonJS body returned through it loses
-//     its exports: oven-sh/bun#39786), and must return something for every
-//     file its filter matches. So the filter matches only files that are ES
-//     modules by their path: `.mjs`, the SDK's `dist/esm/` builds, and `.js`
-//     files of the application's own package when its package.json says
-//     `"type": "module"` (outside its node_modules).
+// Module.prototype._compile. Bun offers two ways in:
+//   - require() of a CommonJS file from disk goes through
+//     Module._extensions: the wrapper here compiles the file's source with
+//     its SDK classes' static blocks (lib/register/hooks.cjs's reachedSource)
+//     through the module's own _compile, and leaves every other file to
+//     Bun's handler;
+//   - a preload's Bun.plugin(): its onResolve sees every import (of ES
+//     modules from disk, and of every module embedded in a Bun-compiled
+//     executable, CommonJS chunks included), and lib/register/bun-graph.cjs
+//     sends the few that define an SDK class into a namespace whose onLoad
+//     returns them patched. No onLoad of this plugin matches a file by its
+//     path: Bun compiles whatever an onLoad returns as an ES module
+//     (oven-sh/bun#39786), so a CommonJS file matched by one would lose its
+//     exports.
 // In both, SDK classes are found by shape in any module, the SDK's own
 // builds included (Bun has no hook that sees a module's exports).
-// What neither reaches: a CommonJS module that an ES module imports
-// (Bun calls no hook for it) and a `.js` ES module in a dependency's package
-// outside `dist/esm/`: install() or patchProtocol() reach those.
 // Loaded only under Bun, by lib/register/install-hooks.mjs.
 
 const fs = require('node:fs');
-const path = require('node:path');
 const Module = require('node:module');
 const hooks = require('./hooks.cjs');
-const { packageJsonIn } = require('../discover/package-of.cjs');
-
-function escapeRegExp(text) {
-  return text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
-}
-
-/** The application's package root when its package.json says "type": "module" (its `.js` files are ES modules), else undefined. */
-function esmAppRoot(from = process.cwd()) {
-  let dir = from;
-  for (;;) {
-    const pkg = packageJsonIn(dir);
-    if (pkg !== undefined) return pkg.type === 'module' ? dir : undefined;
-    const parent = path.dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
-  }
-}
-
-/** The onLoad filter: the files that are ES modules by their path alone. */
-function esmFilter(appRoot = esmAppRoot()) {
-  const parts = ['\\.mjs$', '[\\\\/]dist[\\\\/]esm[\\\\/].*\\.js$'];
-  if (appRoot !== undefined) parts.push(`^${escapeRegExp(appRoot + path.sep)}(?!.*[\\\\/]node_modules[\\\\/]).*\\.js$`);
-  return new RegExp(parts.join('|'));
-}
 
 /**
  * Module._extensions[ext], wrapped: a CommonJS file with SDK classes is
@@ -65,6 +38,7 @@ function wrapExtension(ext) {
       changed = undefined; // never into the application's module loading: the file loads as Bun loads it
     }
     if (changed === undefined) return original.call(this, module, filename);
+    require('./bun-graph.cjs').compiledByRequire(filename);
     return module._compile(changed, filename);
   };
 }
@@ -77,22 +51,8 @@ function installBunHooks() {
   }
   wrapExtension('.js');
   wrapExtension('.cjs');
-  const filter = esmFilter();
-  globalThis.Bun.plugin({
-    name: 'mcp-ordered-dispatch',
-    setup(build) {
-      build.onLoad({ filter }, ({ path: file }) => {
-        const contents = fs.readFileSync(file, 'utf8');
-        let changed;
-        try {
-          changed = hooks.reachedSource(contents, file, 'module', hooks.REACH_ALL_OPTIONS);
-        } catch {
-          changed = undefined;
-        }
-        return { contents: changed ?? contents, loader: 'js' };
-      });
-    },
-  });
+  const { setupGraph } = require('./bun-graph.cjs');
+  globalThis.Bun.plugin({ name: 'mcp-ordered-dispatch', setup: setupGraph });
 }
 
-module.exports = { installBunHooks, esmFilter, esmAppRoot };
+module.exports = { installBunHooks };

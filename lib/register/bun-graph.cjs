@@ -1,0 +1,385 @@
+'use strict';
+// register's way into Bun's module graph: a Bun.plugin() onResolve hook
+// that sends the imports of a module holding SDK classes into a namespace of
+// its own, whose onLoad returns the module's source with their static blocks
+// (lib/register/hooks.cjs's reachedSource). The one way in that reaches
+//   - the modules embedded in a Bun-compiled executable (`/$bunfs/root/...`):
+//     Bun calls no onLoad for them, but onResolve for every import of one,
+//     and fs.readFileSync() returns its source (bytecode beside it is
+//     ignored by Bun once the source differs);
+//   - ES modules on disk wherever they are: a module's format is decided as
+//     Node decides it (`.mjs`, `.cjs`, else the nearest package.json's
+//     `type`), never from its path, and a CommonJS file never goes through
+//     here from disk (lib/register/bun.cjs's require() wrapper has those), so
+//     it keeps its exports whatever the application's package.json says.
+// What it changes: only a module whose source holds the prefilter's markers
+// and defines an SDK class (every other import costs a resolution cached per
+// importer directory and specifier, and one read and prefilter per file).
+// A redirected module is one instance still (Bun keys it by the namespace
+// and path); its imports resolve as they did (relative ones against its own
+// path); its `import.meta` (url, dir, path, require, resolve) is its own
+// path's again; a CommonJS chunk of a compiled executable (`// @bun
+// @bun-cjs`) runs as a CommonJS module, its exports as require() returns them.
+// What it cannot reach: an executable's (or a script's) entry module, which
+// Bun loads through no hook, and a CommonJS module an ES module imports from
+// disk: each holding an SDK class is named in one warning and stays stock.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const Module = require('node:module');
+const { pathToFileURL } = require('node:url');
+const sdk = require('../adapters/modules.cjs');
+const hooks = require('./hooks.cjs');
+const { packageJsonIn } = require('../discover/package-of.cjs');
+
+/** The plugin's namespace: a redirected module's key is `${NAMESPACE}:${path}`. */
+const NAMESPACE = 'mcp-ordered-dispatch';
+const NAMESPACE_PREFIX = `${NAMESPACE}:`;
+/** Where Bun mounts a compiled executable's embedded modules. */
+const BUNFS = process.platform === 'win32' ? 'B:\\~BUN\\' : '/$bunfs/';
+/** The globals a redirected module's own text calls: its import.meta set right, its CommonJS body run. */
+const META_GLOBAL = '__mcpOrderedDispatchMeta';
+const CJS_GLOBAL = '__mcpOrderedDispatchCjs';
+/** Bun's first line of a module it bundled; `@bun-cjs` marks a CommonJS one, wrapped as below. */
+const BUN_PRAGMA = '// @bun';
+const BUN_CJS = /^\/\/ @bun[^\n]*@bun-cjs\r?\n\(function\(exports, require, module, __filename, __dirname\) \{/;
+const UNREACHED = 'MCP_ORDERED_DISPATCH_UNREACHED';
+
+/** Whether `file` is embedded in a Bun-compiled executable. */
+function isEmbedded(file) {
+  return file.startsWith(BUNFS);
+}
+
+// Directory -> the nearest package.json's `type` ('module', 'commonjs', or null: none said).
+const typeOfDir = new Map();
+
+function packageTypeAt(dir) {
+  const known = typeOfDir.get(dir);
+  if (known !== undefined) return known;
+  const pkg = packageJsonIn(dir);
+  let type;
+  if (pkg !== undefined) type = pkg.type === 'module' || pkg.type === 'commonjs' ? pkg.type : null;
+  else {
+    const parent = path.dirname(dir);
+    type = parent === dir ? null : packageTypeAt(parent);
+  }
+  typeOfDir.set(dir, type);
+  return type;
+}
+
+/** Whether `source` compiles as a CommonJS module body (Node's detection for a `.js` file no `type` decides). */
+function compilesAsCommonJs(source) {
+  try {
+    require('node:vm').compileFunction(source, ['exports', 'require', 'module', '__filename', '__dirname']);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The format of the module at `file` with `source`, as Node decides it
+ * (`.mjs`, `.cjs`, the nearest package.json's `type`, else whether it
+ * compiles as CommonJS) or, embedded, by Bun's own pragma: 'module',
+ * 'commonjs', or undefined for a file that is not JavaScript of its own
+ * (JSON, TypeScript, a .node). Asked only of sources that hold the markers.
+ */
+function formatOf(file, source) {
+  if (isEmbedded(file)) return BUN_CJS.test(source) ? 'commonjs' : 'module';
+  const ext = path.extname(file);
+  if (ext === '.mjs') return 'module';
+  if (ext === '.cjs') return 'commonjs';
+  if (ext !== '.js') return undefined;
+  const type = packageTypeAt(path.dirname(file));
+  if (type !== null) return type;
+  return compilesAsCommonJs(source) ? 'commonjs' : 'module';
+}
+
+// ---- what a redirected module's text becomes ----
+
+/**
+ * Where a statement may be put first without moving any line: after a
+ * hashbang or Bun's pragma line (the first line), else at the start.
+ */
+function firstStatementAt(text) {
+  if (text.startsWith('#!') || text.startsWith(BUN_PRAGMA)) {
+    const eol = text.indexOf('\n');
+    return eol < 0 ? text.length : eol + 1;
+  }
+  return 0;
+}
+
+/** An ES module's patched text, its import.meta made its own path's again (when it reads import.meta at all). */
+function esmText(changed, file) {
+  if (changed.indexOf('import.meta') < 0) return changed;
+  const at = firstStatementAt(changed);
+  return `${changed.slice(0, at)}globalThis.${META_GLOBAL}(import.meta,${JSON.stringify(file)});${changed.slice(at)}`;
+}
+
+/** Give `meta` (a redirected module's import.meta) what it has at `file`. */
+function setMeta(meta, file) {
+  const dir = path.dirname(file);
+  const url = pathToFileURL(file).href;
+  Object.assign(meta, {
+    url,
+    path: file,
+    dir,
+    dirname: dir,
+    file: path.basename(file),
+    filename: file,
+    require: Module.createRequire(file),
+    resolve(specifier) {
+      const resolved = globalThis.Bun.resolveSync(String(specifier), dir);
+      return path.isAbsolute(resolved) ? pathToFileURL(resolved).href : resolved;
+    },
+  });
+}
+
+// Embedded CommonJS chunks redirected: file -> their patched text.
+const cjsTexts = new Map();
+
+/** Run the redirected CommonJS chunk at `file` as a CommonJS module: its exports. */
+function runCjs(file) {
+  const text = cjsTexts.get(file);
+  const module = new Module(file, undefined);
+  module.filename = file;
+  module.paths = Module._nodeModulePaths(path.dirname(file));
+  // Bun's wrapper is a function expression: called with the module's own arguments.
+  module._compile(`${text}\n.call(this, exports, require, module, __filename, __dirname);`, file);
+  module.loaded = true;
+  return module.exports;
+}
+
+/** The ES module a redirected CommonJS chunk loads as: require() returns its exports ('module.exports'), import its default. */
+function cjsFacade(file) {
+  return `const e = globalThis.${CJS_GLOBAL}(${JSON.stringify(file)});\nexport { e as 'module.exports', e as default };\n`;
+}
+
+function defineGlobal(name, fn) {
+  if (Object.hasOwn(globalThis, name)) return;
+  Object.defineProperty(globalThis, name, { value: fn, configurable: true, writable: false, enumerable: false });
+}
+
+// ---- warnings ----
+
+const warned = new Set();
+
+/** One warning per module `file` that holds an SDK class register cannot reach (`why`, `fix`). */
+function warnUnreached(file, why, fix) {
+  if (warned.has(file)) return;
+  warned.add(file);
+  process.emitWarning(`mcp-ordered-dispatch/register cannot reach the MCP SDK copy in ${why}, so it stays stock. ${fix}`, { type: 'RegisterWarning', code: UNREACHED });
+}
+
+/** Whether `source` of `file` defines an SDK class (the prefilter, then the locate step). */
+function definesSdkClass(source, file, format) {
+  return sdk.mayDefineSdkClass(source) && hooks.reachedSource(source, file, format, hooks.REACH_ALL_OPTIONS) !== undefined;
+}
+
+/**
+ * The entry module (Bun.main), which Bun loads through no onResolve: an
+ * embedded one holding an SDK class is warned about (the executable named);
+ * one on disk is returned as { file, text } to be loaded patched by an
+ * onLoad of its own (an ES module), or warned about (a CommonJS one).
+ */
+function entryModule(main = globalThis.Bun?.main) {
+  if (typeof main !== 'string') return undefined;
+  let source;
+  try {
+    source = fs.readFileSync(main, 'utf8');
+  } catch {
+    return undefined;
+  }
+  if (!sdk.mayDefineSdkClass(source)) return undefined;
+  const format = formatOf(main, source);
+  if (format === undefined) return undefined;
+  if (isEmbedded(main)) {
+    if (definesSdkClass(source, main, format)) {
+      warnUnreached(main, `the entry module of the Bun-compiled executable ${process.execPath} (Bun loads it through no hook)`,
+        "Build the fix in: add mcp-ordered-dispatch/bun (the bundler plugin) to the Bun.build() that compiles it, or build it with --splitting and the SDK imported lazily.");
+    }
+    return undefined;
+  }
+  if (format === 'commonjs') {
+    if (definesSdkClass(source, main, format)) {
+      warnUnreached(main, `the CommonJS entry module ${main} (Bun loads it through no hook)`,
+        "Call install() from 'mcp-ordered-dispatch' before the application connects, or load the SDK from a module the entry requires.");
+    }
+    return undefined;
+  }
+  const changed = hooks.reachedSource(source, main, format, hooks.REACH_ALL_OPTIONS);
+  return changed === undefined ? undefined : { file: main, text: changed };
+}
+
+// ---- the hooks ----
+
+// CommonJS files from disk that define an SDK class, resolved but not yet
+// compiled by the require() wrapper. Bun's onResolve does not say whether an
+// import or a require() asks (its `kind` is undefined): a require() compiles
+// the file in the same turn, so one still here a turn later was imported by
+// an ES module, which Bun compiles through no hook.
+const pendingRequired = new Set();
+
+function expectRequired(file) {
+  if (required.has(file)) return;
+  pendingRequired.add(file);
+  setTimeout(() => {
+    if (!pendingRequired.delete(file)) return;
+    warnUnreached(file, `the CommonJS module ${file}, which an ES module imports (Bun loads it through no hook)`,
+      "Call install() from 'mcp-ordered-dispatch' before the application connects, or patchProtocol() on the Protocol class it exports.");
+  }, 0).unref?.();
+}
+
+const required = new Set();
+
+/** The require() wrapper compiled `file` (lib/register/bun.cjs). */
+function compiledByRequire(file) {
+  required.add(file);
+  pendingRequired.delete(file);
+}
+
+// Disk files -> whether they are CommonJS (importers asked about).
+const commonJsFiles = new Map();
+
+function isCommonJsFile(file) {
+  let cjs = commonJsFiles.get(file);
+  if (cjs === undefined) {
+    let format;
+    try {
+      const ext = path.extname(file);
+      format = ext === '.js' ? formatOf(file, fs.readFileSync(file, 'utf8')) : ext === '.cjs' ? 'commonjs' : 'module';
+    } catch {
+      format = undefined;
+    }
+    cjs = format === 'commonjs';
+    commonJsFiles.set(file, cjs);
+  }
+  return cjs;
+}
+
+function isPathSpecifier(specifier) {
+  return specifier.startsWith('./') || specifier.startsWith('../') || path.isAbsolute(specifier);
+}
+
+/**
+ * The onResolve hook and the onLoad of its namespace: { onResolve, onLoad }.
+ * onResolve returns undefined (Bun resolves as ever) for every module but
+ * one holding an SDK class, and for every import of a redirected module a
+ * resolution against its own path.
+ */
+function createGraphHooks() {
+  // file -> { text } (redirected), or null (left as it is).
+  const decided = new Map();
+  // `${dir}\0${specifier}` -> resolved path (or null: Bun's to resolve).
+  const resolvedIn = new Map();
+  let globals = false;
+  let resolving = false;
+
+  function resolvePath(specifier, dir) {
+    const key = `${dir}\0${specifier}`;
+    let file = resolvedIn.get(key);
+    if (file === undefined) {
+      // Bun.resolveSync() calls the plugins' onResolve again (with `dir` as the importer): this one stands aside.
+      resolving = true;
+      try {
+        const resolved = globalThis.Bun.resolveSync(specifier, dir);
+        file = path.isAbsolute(resolved) ? resolved : null;
+      } catch {
+        file = null;
+      } finally {
+        resolving = false;
+      }
+      resolvedIn.set(key, file);
+    }
+    return file;
+  }
+
+  /** { text } when `file` is redirected, else null: decided once per file. */
+  function decide(file, fromDisk) {
+    let entry = decided.get(file);
+    if (entry !== undefined) return entry;
+    entry = null;
+    let source;
+    try {
+      source = fs.readFileSync(file, 'utf8');
+    } catch {
+      source = undefined;
+    }
+    if (source !== undefined && sdk.mayDefineSdkClass(source)) {
+      const format = formatOf(file, source);
+      if (format === 'commonjs' && fromDisk) {
+        // require()d, the require() wrapper patches it; imported by an ES module, Bun compiles it itself.
+        if (definesSdkClass(source, file, format)) expectRequired(file);
+      } else if (format !== undefined) {
+        const changed = hooks.reachedSource(source, file, format, hooks.REACH_ALL_OPTIONS);
+        if (changed !== undefined) {
+          if (!globals) {
+            globals = true;
+            defineGlobal(META_GLOBAL, setMeta);
+            defineGlobal(CJS_GLOBAL, runCjs);
+          }
+          if (format === 'commonjs') {
+            cjsTexts.set(file, changed);
+            entry = { text: cjsFacade(file) };
+          } else {
+            entry = { text: esmText(changed, file) };
+          }
+        }
+      }
+    }
+    decided.set(file, entry);
+    return entry;
+  }
+
+  function onResolve({ path: specifier, importer }) {
+    if (resolving) return undefined;
+    try {
+      const fromRedirected = importer.startsWith(NAMESPACE_PREFIX);
+      const from = fromRedirected ? importer.slice(NAMESPACE_PREFIX.length) : importer;
+      let file;
+      if (isEmbedded(specifier)) file = specifier;
+      else if (isEmbedded(from) && (specifier.startsWith('./') || specifier.startsWith('../'))) file = path.resolve(path.dirname(from), specifier);
+      else if (specifier.startsWith('node:') || specifier.startsWith('bun:') || Module.isBuiltin(specifier)) return undefined;
+      else if (from === '' || !path.isAbsolute(from)) return undefined;
+      else file = resolvePath(specifier, path.dirname(from)) ?? undefined;
+      if (file === undefined) return undefined;
+      const embedded = isEmbedded(file);
+      const entry = decide(file, !embedded);
+      // A CommonJS importer's bare specifier is a require() (resolved under other conditions than
+      // Bun.resolveSync's): left to Bun.
+      if (entry !== null && (embedded || fromRedirected || isPathSpecifier(specifier) || !isCommonJsFile(from))) {
+        return { path: file, namespace: NAMESPACE };
+      }
+      // An import of a redirected module: resolved against its own path.
+      return fromRedirected ? { path: file } : undefined;
+    } catch {
+      return undefined; // never into the application's module loading
+    }
+  }
+
+  function onLoad({ path: file }) {
+    const entry = decided.get(file);
+    // Only what onResolve redirected comes here; a file it did not is read as it is.
+    return { contents: entry?.text ?? fs.readFileSync(file, 'utf8'), loader: 'js' };
+  }
+
+  return { onResolve, onLoad };
+}
+
+function escapeRegExp(text) {
+  return text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
+}
+
+/** Install the graph hooks into `build` (a Bun.plugin() setup's builder). */
+function setupGraph(build) {
+  const { onResolve, onLoad } = createGraphHooks();
+  build.onResolve({ filter: /.*/ }, onResolve);
+  build.onLoad({ filter: /.*/, namespace: NAMESPACE }, onLoad);
+  const entry = entryModule();
+  if (entry !== undefined) {
+    // Its own onLoad: exactly this file, in the file namespace (its import.meta is its own).
+    build.onLoad({ filter: new RegExp(`^${escapeRegExp(entry.file)}$`) }, () => ({ contents: entry.text, loader: 'js' }));
+  }
+}
+
+module.exports = { setupGraph, compiledByRequire, createGraphHooks, entryModule, formatOf, isEmbedded, NAMESPACE, UNREACHED };

@@ -1,0 +1,95 @@
+// `mcp-ordered-dispatch/register` inside Bun-compiled executables, built
+// here once with the pinned Bun (test/support/compiled.mjs): the 1.x and 2.x
+// client apps as ES module chunks (--splitting: plain, --minify, --bytecode),
+// as CommonJS chunks (--format=cjs: plain, --minify, --bytecode), and as a
+// single file (the SDK in the entry module). Each is run against the raw
+// coalescing server: stock, every progress notification is lost; under each
+// way of applying register (WAYS), 0 lost and nothing on stderr, or, for the
+// single file that no way reaches at run time, exactly one warning naming
+// the executable and the fix. A preload the user set (in BUN_OPTIONS) keeps
+// working beside register's.
+import assert from 'node:assert/strict';
+import { test, before, after } from 'node:test';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { RUNTIMES } from '../support/runtimes.mjs';
+import { buildCompiled, runCompiled, PROGRESS } from '../support/compiled.mjs';
+
+// The package's entry, resolved by its name (wherever the package keeps it).
+const REGISTER = fileURLToPath(import.meta.resolve('mcp-ordered-dispatch/register'));
+const skip = RUNTIMES.bun ? false : 'bun is not installed here';
+
+/**
+ * The ways of applying register to an executable: { name, run(exe, env) }
+ * resolving runCompiled()'s result. One more way is one more entry.
+ */
+const WAYS = [
+  { name: 'BUN_OPTIONS="--preload <register>"', run: (exe, env = {}) => runCompiled(exe, { env: { ...env, BUN_OPTIONS: `${env.BUN_OPTIONS ?? ''} --preload ${REGISTER}`.trim() } }) },
+];
+
+let dir;
+let exes = [];
+before(() => {
+  if (skip) return;
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mod-bun-compiled-'));
+  exes = buildCompiled(dir);
+});
+after(() => {
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const warnings = (stderr) => stderr.split('\n').filter((line) => line.includes('MCP_ORDERED_DISPATCH_UNREACHED'));
+
+test('stock: every compiled executable loses the progress notifications', { skip }, async () => {
+  assert.equal(exes.length, 14);
+  for (const exe of exes) {
+    const r = await runCompiled(exe.file);
+    assert.equal(r.lost, PROGRESS, `${exe.app} ${exe.kind} stock: ${JSON.stringify(r)}`);
+    assert.equal(r.patched, false);
+    assert.equal(r.stderr, '');
+  }
+});
+
+for (const way of WAYS) {
+  test(`${way.name}: every SDK copy in an executable's embedded chunks is patched (ES module and CommonJS, minified, bytecode): 0 lost, stderr empty; the single file: one warning naming it, stock`, { skip }, async () => {
+    for (const exe of exes) {
+      const label = `${exe.app} ${exe.kind} under ${way.name}`;
+      const r = await way.run(exe.file);
+      if (exe.reachable) {
+        assert.deepEqual({ lost: r.lost, onerrors: r.onerrors, failed: r.failed, patched: r.patched, framing: r.framing, stderr: r.stderr }, { lost: 0, onerrors: 0, failed: 0, patched: true, framing: true, stderr: '' }, label);
+        assert.equal(r.fastProgress, PROGRESS, label);
+      } else {
+        assert.equal(r.lost, PROGRESS, label);
+        const lines = warnings(r.stderr);
+        assert.equal(lines.length, 1, `${label}: ${r.stderr}`);
+        assert.ok(lines[0].includes(exe.file), `${label}: the warning names the executable: ${lines[0]}`);
+        assert.match(lines[0], /entry module of the Bun-compiled executable .* so it stays stock\. Build the fix in: add mcp-ordered-dispatch\/bun \(the bundler plugin\)/);
+        // Nothing else but Bun's own hint after a first warning.
+        assert.deepEqual(r.stderr.split('\n').filter((line) => line !== '' && !lines.includes(line) && !/--trace-warnings/.test(line)), [], label);
+      }
+    }
+  });
+}
+
+test('a preload the user set in BUN_OPTIONS keeps working beside register\'s: both run, its own plugin still sees the embedded imports, 0 lost', { skip }, async () => {
+  const other = path.join(dir, 'other-preload.mjs');
+  const mark = path.join(dir, 'other-preload.json');
+  fs.writeFileSync(other, `import fs from 'node:fs';
+let seen = 0;
+Bun.plugin({ name: 'other', setup(build) { build.onResolve({ filter: /.*/ }, () => { seen++; return undefined; }); } });
+process.on('exit', () => fs.writeFileSync(${JSON.stringify(mark)}, JSON.stringify({ seen })));
+`);
+  for (const exe of exes.filter((e) => e.kind === 'esm' || e.kind === 'cjs')) {
+    for (const order of [`--preload ${other}`, '']) {
+      fs.rmSync(mark, { force: true });
+      // Theirs before register's, and after it (register's way appends: theirs is given after).
+      const env = order === '' ? { BUN_OPTIONS: `--preload ${REGISTER} --preload ${other}` } : { BUN_OPTIONS: order };
+      const r = order === '' ? await runCompiled(exe.file, { env }) : await WAYS[0].run(exe.file, env);
+      assert.equal(r.lost, 0, `${exe.app} ${exe.kind}: ${JSON.stringify(r)}`);
+      assert.equal(r.stderr, '');
+      assert.ok(JSON.parse(fs.readFileSync(mark, 'utf8')).seen >= 1, `${exe.app} ${exe.kind}: the other preload's plugin saw the chunk's import`);
+    }
+  }
+});
