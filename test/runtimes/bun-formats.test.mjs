@@ -70,8 +70,10 @@ function installSdkInto(nodeModules) {
 }
 
 function appBody(generation) {
-  return `const r = await runRepro({ Client, StdioClientTransport, generation: ${generation} }, { pairs: 1, progress: ${PROGRESS}, mode: 'all-in-one', serverPath: process.env.RAW_SERVER });
-console.log(JSON.stringify({ lost: r.lost, expected: r.progressExpected, onerrors: r.onerrorCount, failed: r.callsFailed }));`;
+  // What register did, read by the keys it marks the classes with: the Protocol patched, the stdio transport framed.
+  return `const marked = (C, key) => { for (let p = C.prototype; p !== null; p = Object.getPrototypeOf(p)) if (Object.hasOwn(p, Symbol.for(key))) return true; return false; };
+const r = await runRepro({ Client, StdioClientTransport, generation: ${generation} }, { pairs: 1, progress: ${PROGRESS}, mode: 'all-in-one', serverPath: process.env.RAW_SERVER });
+console.log(JSON.stringify({ lost: r.lost, expected: r.progressExpected, onerrors: r.onerrorCount, failed: r.callsFailed, patched: marked(Client, 'mcp-ordered-dispatch.patch'), framing: marked(StdioClientTransport, 'mcp-ordered-dispatch.stdio-patch') }));`;
 }
 
 before(() => {
@@ -114,10 +116,10 @@ for (const generation of Object.keys(SDKS)) {
   for (const app of [`app${generation}.js`, `app${generation}.cjs`]) {
     test(`bun: an SDK ${generation}.x ${app.endsWith('.cjs') ? 'CommonJS' : 'ES module'} app in a "type": "module" folder: stock loses; under register (--preload, BUN_INSPECT_PRELOAD) it runs, 0 lost, stderr empty`, { skip }, async () => {
       const stock = await runBun(STOCK, app, project);
-      assert.equal(stock.lost, PROGRESS, `stock: ${JSON.stringify(stock)}`);
+      assert.deepEqual({ lost: stock.lost, patched: stock.patched, framing: stock.framing }, { lost: PROGRESS, patched: false, framing: false }, `stock: ${JSON.stringify(stock)}`);
       for (const way of WAYS) {
         const r = await runBun(way, app, project);
-        assert.deepEqual(r, { lost: 0, expected: PROGRESS, onerrors: 0, failed: 0, stderr: '' }, way.name);
+        assert.deepEqual(r, { lost: 0, expected: PROGRESS, onerrors: 0, failed: 0, patched: true, framing: true, stderr: '' }, way.name);
       }
     });
   }
