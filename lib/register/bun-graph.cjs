@@ -118,14 +118,16 @@ function formatOf(file, source) {
 
 /**
  * Where a statement may be put first without moving any line: after a
- * hashbang or Bun's pragma line (the first line), else at the start.
+ * hashbang line and Bun's pragma line (which must stay first), else at the start.
  */
 function firstStatementAt(text) {
-  if (text.startsWith('#!') || text.startsWith(BUN_PRAGMA)) {
-    const eol = text.indexOf('\n');
-    return eol < 0 ? text.length : eol + 1;
+  let at = 0;
+  for (const first of ['#!', BUN_PRAGMA]) {
+    if (!text.startsWith(first, at)) continue;
+    const eol = text.indexOf('\n', at);
+    at = eol < 0 ? text.length : eol + 1;
   }
-  return 0;
+  return at;
 }
 
 /** An ES module's patched text, its import.meta made its own path's again (when it reads import.meta at all). */
