@@ -7,7 +7,8 @@
 // way of applying register (WAYS), 0 lost and nothing on stderr, or, for the
 // single file that no way reaches at run time, exactly one warning naming
 // the executable and the fix. A preload the user set (in BUN_OPTIONS) keeps
-// working beside register's.
+// working beside register's. A redirected chunk stays one module with its own
+// import.meta (ES module) and one exports object (CommonJS), as stock.
 import assert from 'node:assert/strict';
 import { test, before, after } from 'node:test';
 import fs from 'node:fs';
