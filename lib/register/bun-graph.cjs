@@ -1,28 +1,39 @@
 'use strict';
-// register's way into Bun's module graph: a Bun.plugin() onResolve hook
-// that sends the imports of a module holding SDK classes into a namespace of
-// its own, whose onLoad returns the module's source with their static blocks
-// (lib/register/hooks.cjs's reachedSource). The one way in that reaches
+// register's way into Bun's module graph, through a preload's Bun.plugin():
+//   - ES modules on disk: onResolve (which Bun calls for relative and
+//     absolute imports and for require() calls, not for an ES import of a
+//     package by name) resolves the import, reads the file once, and when it
+//     is an ES module that defines an SDK class, adds an onLoad for exactly
+//     that file, which returns its source with the classes' static blocks
+//     (lib/register/hooks.cjs's reachedSource). The entry module and the
+//     SDK packages' own Protocol and stdio modules (as the entry's directory
+//     resolves them) get theirs at start, and every `.mjs` file goes through
+//     one onLoad (an ES module whoever imports it). The file stays itself: one
+//     instance, its import.meta, its imports resolved as ever. A module's
+//     format is decided as Node decides it (`.mjs`, `.cjs`, else the nearest
+//     package.json's `type`, else its syntax), never from its path, and a
+//     CommonJS file never goes through an onLoad (Bun would compile it as an
+//     ES module: oven-sh/bun#39786): require() has lib/register/bun.cjs's
+//     wrapper, so it keeps its exports whatever the application's
+//     package.json says.
 //   - the modules embedded in a Bun-compiled executable (`/$bunfs/root/...`):
 //     Bun calls no onLoad for them, but onResolve for every import of one,
 //     and fs.readFileSync() returns its source (bytecode beside it is
-//     ignored by Bun once the source differs);
-//   - ES modules on disk wherever they are: a module's format is decided as
-//     Node decides it (`.mjs`, `.cjs`, else the nearest package.json's
-//     `type`), never from its path, and a CommonJS file never goes through
-//     here from disk (lib/register/bun.cjs's require() wrapper has those), so
-//     it keeps its exports whatever the application's package.json says.
-// What it changes: only a module whose source holds the prefilter's markers
-// and defines an SDK class (every other import costs a resolution cached per
-// importer directory and specifier, and one read and prefilter per file).
-// A redirected module is one instance still (Bun keys it by the namespace
-// and path); its imports resolve as they did (relative ones against its own
-// path); its `import.meta` (url, dir, path, require, resolve) is its own
-// path's again; a CommonJS chunk of a compiled executable (`// @bun
-// @bun-cjs`) runs as a CommonJS module, its exports as require() returns them.
-// What it cannot reach: an executable's (or a script's) entry module, which
-// Bun loads through no hook, and a CommonJS module an ES module imports from
-// disk: each holding an SDK class is named in one warning and stays stock.
+//     ignored by Bun once the source differs). A chunk that defines an SDK
+//     class is sent into a namespace of register's own whose onLoad returns
+//     it patched: one instance still (Bun keys it by the namespace and
+//     path), its imports (absolute /$bunfs paths, as Bun's bundler writes
+//     them, or relative ones) resolved against its own path, its
+//     `import.meta` (url, dir, path, require, resolve) its own path's again;
+//     a CommonJS chunk (`// @bun @bun-cjs`) runs as a CommonJS module, its
+//     exports as require() returns them.
+// Only a module whose source holds the prefilter's markers and defines an SDK
+// class is changed; every other import costs a resolution cached per
+// directory and specifier, and one read and prefilter per file.
+// What it cannot reach: an executable's entry module, and a CommonJS entry
+// script or a CommonJS module an ES module imports from disk (Bun compiles
+// them through no hook): each holding an SDK class is named in one warning
+// and stays stock.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -67,6 +78,9 @@ function packageTypeAt(dir) {
   return type;
 }
 
+/** How a CommonJS module body sets its exports. */
+const CJS_EXPORTS = /\bmodule\.exports\b|\bexports\.[A-Za-z_$]/;
+
 /** Whether `source` compiles as a CommonJS module body (Node's detection for a `.js` file no `type` decides). */
 function compilesAsCommonJs(source) {
   try {
@@ -80,7 +94,9 @@ function compilesAsCommonJs(source) {
 /**
  * The format of the module at `file` with `source`, as Node decides it
  * (`.mjs`, `.cjs`, the nearest package.json's `type`, else whether it
- * compiles as CommonJS) or, embedded, by Bun's own pragma: 'module',
+ * compiles as CommonJS; and, as Bun does, a `.js` file that compiles as
+ * CommonJS and sets module.exports is one whatever `type` says) or,
+ * embedded, by Bun's own pragma: 'module',
  * 'commonjs', or undefined for a file that is not JavaScript of its own
  * (JSON, TypeScript, a .node). Asked only of sources that hold the markers.
  */
@@ -91,22 +107,27 @@ function formatOf(file, source) {
   if (ext === '.cjs') return 'commonjs';
   if (ext !== '.js') return undefined;
   const type = packageTypeAt(path.dirname(file));
-  if (type !== null) return type;
-  return compilesAsCommonJs(source) ? 'commonjs' : 'module';
+  if (type === 'commonjs') return type;
+  if (!compilesAsCommonJs(source)) return 'module';
+  // Bun loads a `.js` file that sets module.exports as CommonJS even where `type` says
+  // "module": so does register, so that its exports are kept.
+  return type === null || CJS_EXPORTS.test(source) ? 'commonjs' : 'module';
 }
 
 // ---- what a redirected module's text becomes ----
 
 /**
  * Where a statement may be put first without moving any line: after a
- * hashbang or Bun's pragma line (the first line), else at the start.
+ * hashbang line and Bun's pragma line (which must stay first), else at the start.
  */
 function firstStatementAt(text) {
-  if (text.startsWith('#!') || text.startsWith(BUN_PRAGMA)) {
-    const eol = text.indexOf('\n');
-    return eol < 0 ? text.length : eol + 1;
+  let at = 0;
+  for (const first of ['#!', BUN_PRAGMA]) {
+    if (!text.startsWith(first, at)) continue;
+    const eol = text.indexOf('\n', at);
+    at = eol < 0 ? text.length : eol + 1;
   }
-  return 0;
+  return at;
 }
 
 /** An ES module's patched text, its import.meta made its own path's again (when it reads import.meta at all). */
@@ -238,38 +259,34 @@ function compiledByRequire(file) {
   pendingRequired.delete(file);
 }
 
-// Disk files -> whether they are CommonJS (importers asked about).
-const commonJsFiles = new Map();
-
-function isCommonJsFile(file) {
-  let cjs = commonJsFiles.get(file);
-  if (cjs === undefined) {
-    let format;
-    try {
-      const ext = path.extname(file);
-      format = ext === '.js' ? formatOf(file, fs.readFileSync(file, 'utf8')) : ext === '.cjs' ? 'commonjs' : 'module';
-    } catch {
-      format = undefined;
-    }
-    cjs = format === 'commonjs';
-    commonJsFiles.set(file, cjs);
-  }
-  return cjs;
+/** Where an ES module on disk is known to be one by its path and package.json alone ('module'), else undefined. */
+function esmByPath(file) {
+  const ext = path.extname(file);
+  if (ext === '.mjs') return 'module';
+  return ext === '.js' && packageTypeAt(path.dirname(file)) === 'module' ? 'module' : undefined;
 }
 
-function isPathSpecifier(specifier) {
-  return specifier.startsWith('./') || specifier.startsWith('../') || path.isAbsolute(specifier);
+function escapeRegExp(text) {
+  return text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
+}
+
+/** An onLoad for exactly `file` (in Bun's file namespace) on `build`, returning `contents()`. */
+function loadExactly(build, file, contents) {
+  build.onLoad({ filter: new RegExp(`^${escapeRegExp(file)}$`) }, () => ({ contents: contents(), loader: 'js' }));
 }
 
 /**
- * The onResolve hook and the onLoad of its namespace: { onResolve, onLoad }.
- * onResolve returns undefined (Bun resolves as ever) for every module but
- * one holding an SDK class, and for every import of a redirected module a
- * resolution against its own path.
+ * The onResolve hook and the onLoad of register's namespace: { onResolve,
+ * onLoad }. `addLoad(file, contents)` adds an onLoad for exactly `file`.
+ * onResolve returns undefined (Bun resolves as ever) for every import but
+ * one of an embedded chunk that defines an SDK class, and, for an import by
+ * such a chunk, a resolution against its own path.
  */
-function createGraphHooks() {
-  // file -> { text } (redirected), or null (left as it is).
-  const decided = new Map();
+function createGraphHooks(addLoad) {
+  // Disk files decided (true: given an onLoad).
+  const decidedOnDisk = new Map();
+  // Embedded files -> { text } (redirected), or null (left as they are).
+  const decidedEmbedded = new Map();
   // `${dir}\0${specifier}` -> resolved path (or null: Bun's to resolve).
   const resolvedIn = new Map();
   let globals = false;
@@ -294,40 +311,57 @@ function createGraphHooks() {
     return file;
   }
 
-  /** { text } when `file` is redirected, else null: decided once per file. */
-  function decide(file, fromDisk) {
-    let entry = decided.get(file);
+  function readSource(file) {
+    try {
+      return fs.readFileSync(file, 'utf8');
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** A file on disk, once: an ES module with SDK classes gets its onLoad; a CommonJS one is left to require(). */
+  function decideOnDisk(file) {
+    if (decidedOnDisk.has(file)) return;
+    decidedOnDisk.set(file, false);
+    const source = readSource(file);
+    if (source === undefined || !sdk.mayDefineSdkClass(source)) return;
+    const format = formatOf(file, source);
+    if (format === 'commonjs') {
+      // require()d, the require() wrapper patches it; imported by an ES module, Bun compiles it itself.
+      if (definesSdkClass(source, file, format)) expectRequired(file);
+    } else if (format === 'module') {
+      const changed = hooks.reachedSource(source, file, format, hooks.REACH_ALL_OPTIONS);
+      if (changed !== undefined) {
+        decidedOnDisk.set(file, true);
+        addLoad(file, () => changed);
+      }
+    }
+  }
+
+  /** An embedded file, once: { text } when it is redirected, else null. */
+  function decideEmbedded(file) {
+    let entry = decidedEmbedded.get(file);
     if (entry !== undefined) return entry;
     entry = null;
-    let source;
-    try {
-      source = fs.readFileSync(file, 'utf8');
-    } catch {
-      source = undefined;
-    }
+    const source = readSource(file);
     if (source !== undefined && sdk.mayDefineSdkClass(source)) {
       const format = formatOf(file, source);
-      if (format === 'commonjs' && fromDisk) {
-        // require()d, the require() wrapper patches it; imported by an ES module, Bun compiles it itself.
-        if (definesSdkClass(source, file, format)) expectRequired(file);
-      } else if (format !== undefined) {
-        const changed = hooks.reachedSource(source, file, format, hooks.REACH_ALL_OPTIONS);
-        if (changed !== undefined) {
-          if (!globals) {
-            globals = true;
-            defineGlobal(META_GLOBAL, setMeta);
-            defineGlobal(CJS_GLOBAL, runCjs);
-          }
-          if (format === 'commonjs') {
-            cjsTexts.set(file, changed);
-            entry = { text: cjsFacade(file) };
-          } else {
-            entry = { text: esmText(changed, file) };
-          }
+      const changed = hooks.reachedSource(source, file, format, hooks.REACH_ALL_OPTIONS);
+      if (changed !== undefined) {
+        if (!globals) {
+          globals = true;
+          defineGlobal(META_GLOBAL, setMeta);
+          defineGlobal(CJS_GLOBAL, runCjs);
+        }
+        if (format === 'commonjs') {
+          cjsTexts.set(file, changed);
+          entry = { text: cjsFacade(file) };
+        } else {
+          entry = { text: esmText(changed, file) };
         }
       }
     }
-    decided.set(file, entry);
+    decidedEmbedded.set(file, entry);
     return entry;
   }
 
@@ -340,17 +374,15 @@ function createGraphHooks() {
       if (isEmbedded(specifier)) file = specifier;
       else if (isEmbedded(from) && (specifier.startsWith('./') || specifier.startsWith('../'))) file = path.resolve(path.dirname(from), specifier);
       else if (specifier.startsWith('node:') || specifier.startsWith('bun:') || Module.isBuiltin(specifier)) return undefined;
-      else if (from === '' || !path.isAbsolute(from)) return undefined;
+      else if (!path.isAbsolute(from)) return undefined;
       else file = resolvePath(specifier, path.dirname(from)) ?? undefined;
       if (file === undefined) return undefined;
-      const embedded = isEmbedded(file);
-      const entry = decide(file, !embedded);
-      // A CommonJS importer's bare specifier is a require() (resolved under other conditions than
-      // Bun.resolveSync's): left to Bun.
-      if (entry !== null && (embedded || fromRedirected || isPathSpecifier(specifier) || !isCommonJsFile(from))) {
-        return { path: file, namespace: NAMESPACE };
+      if (isEmbedded(file)) {
+        if (decideEmbedded(file) !== null) return { path: file, namespace: NAMESPACE };
+      } else {
+        decideOnDisk(file);
       }
-      // An import of a redirected module: resolved against its own path.
+      // An import of a redirected chunk: resolved against its own path.
       return fromRedirected ? { path: file } : undefined;
     } catch {
       return undefined; // never into the application's module loading
@@ -358,27 +390,65 @@ function createGraphHooks() {
   }
 
   function onLoad({ path: file }) {
-    const entry = decided.get(file);
-    // Only what onResolve redirected comes here; a file it did not is read as it is.
-    return { contents: entry?.text ?? fs.readFileSync(file, 'utf8'), loader: 'js' };
+    // Only what onResolve redirected comes here.
+    return { contents: decidedEmbedded.get(file)?.text ?? fs.readFileSync(file, 'utf8'), loader: 'js' };
   }
 
-  return { onResolve, onLoad };
+  /** `file` has its onLoad already (given at start): onResolve leaves it be. */
+  function loadsAlready(file) {
+    decidedOnDisk.set(file, true);
+  }
+
+  return { onResolve, onLoad, resolvePath, loadsAlready };
 }
 
-function escapeRegExp(text) {
-  return text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
+/**
+ * The SDK packages' Protocol and stdio modules that an ES import from the
+ * entry's directory loads (a package imported by name passes no onResolve):
+ * the ES module files among them.
+ */
+function sdkModulesFrom(dir, resolvePath) {
+  const files = new Set();
+  for (const { name, subpath } of [...sdk.SDK_PACKAGES, ...sdk.STDIO_MODULES]) {
+    const file = resolvePath(subpath === '.' ? name : `${name}${subpath.slice(1)}`, dir);
+    if (file !== null && !isEmbedded(file) && esmByPath(file) === 'module') files.add(file);
+  }
+  return [...files];
+}
+
+/** The source of the ES module `file`, patched as it loads, or as it is. */
+function patchedOrAsIs(file) {
+  const source = fs.readFileSync(file, 'utf8');
+  let changed;
+  try {
+    changed = hooks.reachedSource(source, file, 'module', hooks.REACH_ALL_OPTIONS);
+  } catch {
+    changed = undefined; // never into the application's module loading
+  }
+  return changed ?? source;
 }
 
 /** Install the graph hooks into `build` (a Bun.plugin() setup's builder). */
 function setupGraph(build) {
-  const { onResolve, onLoad } = createGraphHooks();
+  const addLoad = (file, contents) => {
+    globalThis.Bun.plugin({ name: 'mcp-ordered-dispatch-file', setup: (fileBuild) => loadExactly(fileBuild, file, contents) });
+  };
+  const { onResolve, onLoad, resolvePath, loadsAlready } = createGraphHooks(addLoad);
   build.onResolve({ filter: /.*/ }, onResolve);
   build.onLoad({ filter: /.*/, namespace: NAMESPACE }, onLoad);
+  // `.mjs` files are ES modules whoever imports them, by name too: each read here, patched or as it is.
+  build.onLoad({ filter: /\.mjs$/ }, ({ path: file }) => ({ contents: patchedOrAsIs(file), loader: 'js' }));
   const entry = entryModule();
   if (entry !== undefined) {
-    // Its own onLoad: exactly this file, in the file namespace (its import.meta is its own).
-    build.onLoad({ filter: new RegExp(`^${escapeRegExp(entry.file)}$`) }, () => ({ contents: entry.text, loader: 'js' }));
+    loadsAlready(entry.file);
+    loadExactly(build, entry.file, () => entry.text);
+  }
+  const main = globalThis.Bun?.main;
+  if (typeof main !== 'string' || isEmbedded(main)) return;
+  for (const file of sdkModulesFrom(path.dirname(main), resolvePath)) {
+    if (file === entry?.file) continue;
+    loadsAlready(file);
+    loadExactly(build, file, () => patchedOrAsIs(file));
   }
 }
 

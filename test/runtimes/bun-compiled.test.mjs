@@ -7,15 +7,18 @@
 // way of applying register (WAYS), 0 lost and nothing on stderr, or, for the
 // single file that no way reaches at run time, exactly one warning naming
 // the executable and the fix. A preload the user set (in BUN_OPTIONS) keeps
-// working beside register's.
+// working beside register's. A redirected chunk stays one module with its own
+// import.meta (ES module) and one exports object (CommonJS), as stock.
 import assert from 'node:assert/strict';
 import { test, before, after } from 'node:test';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
 import { RUNTIMES } from '../support/runtimes.mjs';
 import { buildCompiled, runCompiled, PROGRESS } from '../support/compiled.mjs';
+import { resolvingHome } from '../support/bundles.mjs';
 
 // The package's entry, resolved by its name (wherever the package keeps it).
 const REGISTER = fileURLToPath(import.meta.resolve('mcp-ordered-dispatch/register'));
@@ -91,5 +94,46 @@ process.on('exit', () => fs.writeFileSync(${JSON.stringify(mark)}, JSON.stringif
       assert.equal(r.stderr, '');
       assert.ok(JSON.parse(fs.readFileSync(mark, 'utf8')).seen >= 1, `${exe.app} ${exe.kind}: the other preload's plugin saw the chunk's import`);
     }
+  }
+});
+
+test('a redirected chunk is one module to every importer, keeps its relative imports and its import.meta (ES module chunk), and require() returns one exports object (CommonJS chunk): as stock', { skip }, async () => {
+  const home = resolvingHome(dir, 'src-identity');
+  fs.writeFileSync(path.join(home, 'helper.mjs'), 'export const helper = { id: Math.random() };\n');
+  fs.writeFileSync(path.join(home, 'sdkuse.mjs'), `import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { helper } from './helper.mjs';
+export function meta() {
+  const m = import.meta;
+  return { url: m.url, dir: m.dir, dirname: m.dirname, file: m.file, path: m.path, filename: m.filename, resolved: m.resolve('./' + m.file), join: typeof m.require('node:path').join };
+}
+export { Client, helper };
+`);
+  fs.writeFileSync(path.join(home, 'a.mjs'), "import { helper } from './helper.mjs';\nexport async function run() { const m = await import('./sdkuse.mjs'); return { sameHelper: m.helper === helper, meta: m.meta() }; }\n");
+  fs.writeFileSync(path.join(home, 'b.mjs'), "export async function run() { return (await import('./sdkuse.mjs')).Client; }\n");
+  fs.writeFileSync(path.join(home, 'main.mjs'), `const r = await (await import('./a.mjs')).run();
+const C = await (await import('./b.mjs')).run();
+const m = await import('./sdkuse.mjs');
+const patched = Object.getOwnPropertySymbols(Object.getPrototypeOf(m.Client.prototype)).some((s) => String(s).includes('mcp-ordered-dispatch'));
+console.log(JSON.stringify({ ...r, sameClient: C === m.Client, patched }));
+`);
+  fs.writeFileSync(path.join(home, 'part.mjs'), "export { Client } from '@modelcontextprotocol/sdk/client/index.js';\nexport const made = Math.random();\n");
+  fs.writeFileSync(path.join(home, 'main.cjs'), `const name = './part' + '.js';
+const first = require(name);
+const second = require(name);
+const patched = Object.getOwnPropertySymbols(Object.getPrototypeOf(first.Client.prototype)).some((s) => String(s).includes('mcp-ordered-dispatch'));
+console.log(JSON.stringify({ same: first === second, made: typeof first.made, client: typeof first.Client, patched }));
+`);
+  const esm = path.join(dir, 'identity-esm', 'app');
+  const cjs = path.join(dir, 'identity-cjs', 'app');
+  execFileSync(RUNTIMES.bun.command, ['build', '--compile', '--splitting', 'main.mjs', `--outfile=${esm}`], { cwd: home, stdio: 'pipe', timeout: 120_000 });
+  execFileSync(RUNTIMES.bun.command, ['build', '--compile', '--format=cjs', 'main.cjs', 'part.mjs', `--outfile=${cjs}`], { cwd: home, stdio: 'pipe', timeout: 120_000 });
+  for (const exe of [esm, cjs]) {
+    const stock = await runCompiled(exe);
+    const patched = await WAYS[0].run(exe);
+    assert.equal(stock.patched, false);
+    assert.equal(patched.patched, true, `${exe}: the chunk was redirected`);
+    assert.equal(patched.stderr, '');
+    const strip = ({ patched: _p, stderr: _s, code: _c, ...rest }) => rest;
+    assert.deepEqual(strip(patched), strip(stock), `${exe}: as stock`);
   }
 });

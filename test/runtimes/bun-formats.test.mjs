@@ -8,7 +8,11 @@
 //     opencode's executable takes a preload), 0 lost and nothing on stderr;
 //   - a real host's bundled Client, ES-module `.js` chunks outside any
 //     dist/esm/ (mcp-remote 0.15.1's, a devDependency), loaded as the host
-//     loads it under `bun --preload <register>`: 0 lost; stock: all lost.
+//     loads it under `bun --preload <register>`: 0 lost; stock: all lost;
+//   - `bun test --preload <register>` in that folder;
+//   - where Bun gives register no way in (a CommonJS bundle run as the entry
+//     script, or imported by an ES module): one warning names the file, and
+//     it runs stock.
 import assert from 'node:assert/strict';
 import { test, before, after } from 'node:test';
 import fs from 'node:fs';
@@ -16,7 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RUNTIMES } from '../support/runtimes.mjs';
 import { runCommand, show } from '../support/spawn-node.mjs';
-import { ROOT, RAW_SERVER, PROGRESS } from '../support/bundles.mjs';
+import { ROOT, RAW_SERVER, PROGRESS, buildBundles } from '../support/bundles.mjs';
 
 const REGISTER = fileURLToPath(import.meta.resolve('mcp-ordered-dispatch/register'));
 const REPRO = path.join(ROOT, 'test', 'support', 'repro.cjs');
@@ -70,8 +74,10 @@ function installSdkInto(nodeModules) {
 }
 
 function appBody(generation) {
-  return `const r = await runRepro({ Client, StdioClientTransport, generation: ${generation} }, { pairs: 1, progress: ${PROGRESS}, mode: 'all-in-one', serverPath: process.env.RAW_SERVER });
-console.log(JSON.stringify({ lost: r.lost, expected: r.progressExpected, onerrors: r.onerrorCount, failed: r.callsFailed }));`;
+  // What register did, read by the keys it marks the classes with: the Protocol patched, the stdio transport framed.
+  return `const marked = (C, key) => { for (let p = C.prototype; p !== null; p = Object.getPrototypeOf(p)) if (Object.hasOwn(p, Symbol.for(key))) return true; return false; };
+const r = await runRepro({ Client, StdioClientTransport, generation: ${generation} }, { pairs: 1, progress: ${PROGRESS}, mode: 'all-in-one', serverPath: process.env.RAW_SERVER });
+console.log(JSON.stringify({ lost: r.lost, expected: r.progressExpected, onerrors: r.onerrorCount, failed: r.callsFailed, patched: marked(Client, 'mcp-ordered-dispatch.patch'), framing: marked(StdioClientTransport, 'mcp-ordered-dispatch.stdio-patch') }));`;
 }
 
 before(() => {
@@ -114,10 +120,10 @@ for (const generation of Object.keys(SDKS)) {
   for (const app of [`app${generation}.js`, `app${generation}.cjs`]) {
     test(`bun: an SDK ${generation}.x ${app.endsWith('.cjs') ? 'CommonJS' : 'ES module'} app in a "type": "module" folder: stock loses; under register (--preload, BUN_INSPECT_PRELOAD) it runs, 0 lost, stderr empty`, { skip }, async () => {
       const stock = await runBun(STOCK, app, project);
-      assert.equal(stock.lost, PROGRESS, `stock: ${JSON.stringify(stock)}`);
+      assert.deepEqual({ lost: stock.lost, patched: stock.patched, framing: stock.framing }, { lost: PROGRESS, patched: false, framing: false }, `stock: ${JSON.stringify(stock)}`);
       for (const way of WAYS) {
         const r = await runBun(way, app, project);
-        assert.deepEqual(r, { lost: 0, expected: PROGRESS, onerrors: 0, failed: 0, stderr: '' }, way.name);
+        assert.deepEqual(r, { lost: 0, expected: PROGRESS, onerrors: 0, failed: 0, patched: true, framing: true, stderr: '' }, way.name);
       }
     });
   }
@@ -144,4 +150,44 @@ console.log(JSON.stringify({ lost: r.lost, expected: r.progressExpected, onerror
   assert.deepEqual({ lost: stock.lost, patched: stock.patched }, { lost: PROGRESS, patched: false }, JSON.stringify(stock));
   const r = await runBun(WAYS[0], app, project);
   assert.deepEqual(r, { lost: 0, expected: PROGRESS, onerrors: 0, patched: true, stderr: '' });
+});
+
+test('bun test --preload register in a "type": "module" folder: a test asserting every progress notification arrives passes (and fails without it)', { skip }, async () => {
+  const spec = path.join(project, 'progress.test.js');
+  fs.writeFileSync(spec, `import { test, expect } from 'bun:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { createRequire } from 'node:module';
+const { runRepro } = createRequire(import.meta.url)(${JSON.stringify(REPRO)});
+test('every progress notification arrives', async () => {
+  const r = await runRepro({ Client, StdioClientTransport, generation: 1 }, { pairs: 1, progress: ${PROGRESS}, mode: 'all-in-one', serverPath: process.env.RAW_SERVER });
+  expect(r.progressReceived).toBe(${PROGRESS});
+  expect(r.onerrorCount).toBe(0);
+}, 60000);
+`);
+  const run = (flags) => runCommand(bun.command, ['test', ...flags, spec], { cwd: project, env: { ...process.env, RAW_SERVER, RAW_SERVER_NODE: process.execPath }, timeout: 120_000 });
+  const patched = await run(['--preload', REGISTER]);
+  assert.equal(patched.code, 0, show(patched));
+  assert.match(patched.stderr, /1 pass/);
+  const stock = await run([]);
+  assert.notEqual(stock.code, 0, `without register the test must fail, or it proves nothing: ${show(stock)}`);
+  assert.match(stock.stderr, /1 fail/);
+});
+
+test('bun: a CommonJS bundle holding the SDK that Bun loads through no hook (run as the entry script; imported by an ES module) is named in one warning and runs stock; require()d, it is patched', { skip }, async () => {
+  const out = fs.mkdtempSync(path.join(project, 'bundle-'));
+  const [{ file }] = await buildBundles(out, ({ app, bundler, format, variant }) => `${app} ${bundler} ${format} ${variant}` === 'sdk1 esbuild cjs minify');
+  fs.writeFileSync(path.join(out, 'imports.mjs'), `import ${JSON.stringify(file)};\n`);
+  fs.writeFileSync(path.join(out, 'requires.cjs'), `require(${JSON.stringify(file)});\n`);
+  const warned = (stderr) => stderr.split('\n').filter((line) => line.includes('MCP_ORDERED_DISPATCH_UNREACHED'));
+  for (const [entry, why] of [[file, `the CommonJS entry module ${file}`], [path.join(out, 'imports.mjs'), `the CommonJS module ${file}, which an ES module imports`]]) {
+    const r = await runBun(WAYS[0], entry, out);
+    assert.equal(r.lost, PROGRESS, `${entry}: ${JSON.stringify(r)}`);
+    const lines = warned(r.stderr);
+    assert.equal(lines.length, 1, r.stderr);
+    assert.ok(lines[0].includes(why), lines[0]);
+    assert.deepEqual(r.stderr.split('\n').filter((line) => line !== '' && !lines.includes(line) && !/--trace-warnings/.test(line)), []);
+  }
+  const required = await runBun(WAYS[0], path.join(out, 'requires.cjs'), out);
+  assert.deepEqual({ lost: required.lost, patched: required.patched, stderr: required.stderr }, { lost: 0, patched: true, stderr: '' });
 });
