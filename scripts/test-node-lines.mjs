@@ -46,7 +46,7 @@ function supportsForceExit(version) {
 
 function runLine(version, suites) {
   const bin = ensureNode(version);
-  // MCP_ORDERED_DISPATCH_BUNDLES=lines: test/register/bundled.test.mjs runs 8 of its 34 bundles on each line (all 34 run on the machine's Node).
+  // MCP_ORDERED_DISPATCH_BUNDLES=lines: test/register/bundled.test.mjs runs 8 bundles on each line (17 on the machine's Node).
   const env = { ...process.env, PATH: [path.dirname(bin), process.env.PATH ?? ''].join(path.delimiter), MCP_ORDERED_DISPATCH_BUNDLES: 'lines' };
   delete env.NODE_TEST_CONTEXT;
   console.log(`\n# Node ${version} (${path.relative(ROOT, bin)}): ${suites.length} suites`);
