@@ -153,6 +153,7 @@ function chainedPreload(theirs, ours) {
 
 /** `deno ...args` with --preload and the permissions register needs inserted; `notice` when Deno's subcommand runs no module of its own. */
 function denoArgs(args, register, cwd) {
+  if (args.includes(register.file)) return { args }; // preloaded already (`run` inside `run`)
   let at = 0;
   let prefix = [];
   if (DENO_RUNNERS.has(args[0])) at = 1;
