@@ -19,10 +19,19 @@
 //   npm run check:hosts                 install what is missing, check each host
 //   npm run check:hosts -- claude       only the hosts named
 //
+// Claude Code also makes one real tool call: `claude -p` against a fake
+// Anthropic Messages API on 127.0.0.1 (this script's, ANTHROPIC_BASE_URL)
+// that asks for the raw server's `progress` tool, whose 3 progress
+// notifications arrive in the result's write. Stock and under `run`, its
+// debug log (~/.claude/debug/) is searched for the SDK's "unknown token"
+// error and "STDIO connection dropped": stock has them, `run` must not.
+//
 // Exit code 0 when every host started, took the preload, and had its SDK
-// classes patched where it connected to a server; 1 otherwise.
+// classes patched where it connected to a server, and the tool call lost
+// nothing under run while stock lost; 1 otherwise.
 import { spawnSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,6 +52,7 @@ const HOSTS = [
     bin: 'claude',
     configure: (exe, env, cwd) => runStock(exe, ['mcp', 'add', 'raw', '--', ...SERVER], env, cwd),
     commands: [['--version'], ['mcp', 'list']],
+    toolCall: true,
   },
   {
     name: 'opencode',
@@ -106,10 +116,82 @@ function install(hosts) {
   if (r.status !== 0) throw new Error(`npm install of ${missing.join(', ')} failed`);
 }
 
-/** `run -- exe args` to its end: { code, signal, stdout, stderr }. */
-function launch(exe, args, env, cwd) {
+/**
+ * A fake Anthropic Messages API on 127.0.0.1: a turn offered the raw
+ * server's `progress` tool and holding no tool result yet is answered with a
+ * call of it, every other turn with "done" (streamed or not, as asked).
+ * Resolves { url, close }.
+ */
+function fakeMessagesApi() {
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      let json = {};
+      try {
+        json = JSON.parse(body);
+      } catch {
+        // Not JSON: answered as a plain turn.
+      }
+      if (!req.url.startsWith('/v1/messages') || req.url.includes('count_tokens')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ input_tokens: 10 }));
+        return;
+      }
+      const wantsTool = (json.tools ?? []).some((t) => t.name === 'mcp__raw__progress') && !JSON.stringify(json.messages ?? []).includes('tool_result');
+      const block = wantsTool ? { type: 'tool_use', id: 'toolu_check_hosts', name: 'mcp__raw__progress', input: {} } : { type: 'text', text: 'done' };
+      const stop = wantsTool ? 'tool_use' : 'end_turn';
+      const message = { id: 'msg_check_hosts', type: 'message', role: 'assistant', model: json.model ?? 'fake', stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 }, content: [] };
+      if (!json.stream) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ ...message, content: [block], stop_reason: stop }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const event = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+      event('message_start', { message });
+      event('content_block_start', { index: 0, content_block: wantsTool ? block : { type: 'text', text: '' } });
+      event('content_block_delta', { index: 0, delta: wantsTool ? { type: 'input_json_delta', partial_json: '{}' } : { type: 'text_delta', text: 'done' } });
+      event('content_block_stop', { index: 0 });
+      event('message_delta', { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 1 } });
+      event('message_stop', {});
+      res.end();
+    });
+  });
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, 'run', '--', exe, ...args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) }));
+  });
+}
+
+/**
+ * One `claude -p` tool call (stock, or under run when `launched`): its exit,
+ * and what its debug log says of the raw server's connection.
+ */
+async function claudeToolCall(exe, env, cwd, launched) {
+  const debug = path.join(env.HOME, '.claude', 'debug');
+  fs.rmSync(debug, { recursive: true, force: true });
+  const config = path.join(cwd, '..', 'mcp.json');
+  fs.writeFileSync(config, JSON.stringify({ mcpServers: { raw: { command: process.execPath, args: [RAW_SERVER, '--mode=all-in-one', '--progress=3'] } } }));
+  const args = ['-p', 'Call the progress tool of the raw server.', '--mcp-config', config, '--allowedTools', 'mcp__raw__progress', '--debug'];
+  const r = launched ? await launch(exe, args, env, cwd) : await launch(exe, args, env, cwd, { stock: true });
+  let text = '';
+  for (const f of fs.existsSync(debug) ? fs.readdirSync(debug) : []) {
+    if (f.endsWith('.txt')) text += fs.readFileSync(path.join(debug, f), 'utf8');
+  }
+  const count = (re) => text.split('\n').filter((l) => re.test(l)).length;
+  return {
+    code: r.signal ?? r.code,
+    called: count(/MCP server "raw": Calling MCP tool: progress/),
+    completed: count(/MCP server "raw": Tool 'progress' completed successfully/),
+    unknownToken: count(/Received a progress notification for an unknown token/),
+    dropped: count(/MCP server "raw": STDIO connection dropped/),
+  };
+}
+
+/** `run -- exe args` (or, `stock`, exe args alone) to its end: { code, signal, stdout, stderr }. */
+function launch(exe, args, env, cwd, { stock = false } = {}) {
+  return new Promise((resolve) => {
+    const child = stock ? spawn(exe, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] }) : spawn(process.execPath, [BIN, 'run', '--', exe, ...args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c) => (stdout += c));
@@ -155,6 +237,22 @@ async function checkHost(host) {
       console.log(`       addon opened: ${main?.addons.length ? main.addons.join(', ') : 'no'}`);
       console.log(`       SDK classes patched: ${patched.length === 0 ? `none${connects ? ' (this command connected to the configured stdio server)' : ''}` : patched.map((p) => `${p.class ?? '?'} (${p.record}${p.generation ? ` ${p.generation}.x` : ''})`).join(', ')}`);
     }
+    if (host.toolCall) {
+      const api = await fakeMessagesApi();
+      try {
+        const callEnv = { ...env, ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: 'sk-ant-check-hosts', ENABLE_TOOL_SEARCH: 'false' };
+        const stock = await claudeToolCall(exe, callEnv, cwd, false);
+        const launched = await claudeToolCall(exe, callEnv, cwd, true);
+        const ok = stock.code === 0 && launched.code === 0 && launched.called === 1 && launched.completed === 1 && stock.unknownToken > 0 && launched.unknownToken === 0 && launched.dropped === 0;
+        results.push({ ok });
+        const show = (r) => `exit ${r.code}, tool called ${r.called}, completed ${r.completed}, "unknown token" errors ${r.unknownToken}, "STDIO connection dropped" ${r.dropped}`;
+        console.log(`${ok ? 'ok  ' : 'FAIL'} ${host.name} ${host.version} -p: one call of the raw server's progress tool (3 progress notifications in the result's write)`);
+        console.log(`       stock:     ${show(stock)}`);
+        console.log(`       under run: ${show(launched)}`);
+      } finally {
+        await api.close();
+      }
+    }
   } catch (error) {
     console.log(`FAIL ${host.name} ${host.version}: ${error.message}`);
     results.push({ ok: false });
@@ -174,7 +272,7 @@ async function main(names) {
   install(hosts);
   let ok = true;
   for (const host of hosts) ok = (await checkHost(host)) && ok;
-  console.log(ok ? 'check:hosts: every host started, took the preload and had its SDK patched.' : 'check:hosts: not every host was reached (above).');
+  console.log(ok ? 'check:hosts: every host started, took the preload and had its SDK patched; the tool call lost nothing under run.' : 'check:hosts: not every host was reached (above).');
   return ok ? 0 : 1;
 }
 
