@@ -15,6 +15,8 @@
 //     under run, stock loses; with a user's own BUN_OPTIONS preload, and
 //     built with arguments ending in `--` (as opencode is) with a user's own
 //     BUN_INSPECT_PRELOAD, both preloads run;
+//   - a client app as an npm-bin-shaped script (#!/usr/bin/env node) and
+//     run by `bun`: patched under run, stock not;
 //   - a Deno app (no -A) under `run -- deno run app.mjs`: its SDK patched
 //     with the scoped permissions run adds; stock Deno leaves it stock;
 //   - a Node host under run whose stdio MCP servers (the real
@@ -140,16 +142,38 @@ test('a Node client app: 0 lost under run (and its raw server, a Node child, kee
   assert.match(launched.stderr, /^(user preload ran\n)+$/, launched.stderr);
 });
 
-test('deno run without -A: run inserts --preload and the scoped permissions register needs; the SDK is patched (stock: not)', { skip: RUNTIMES.deno === undefined && 'deno is not installed for this platform' }, async () => {
-  const project = path.join(dir, 'deno-app');
+/** A client app (SDK 1.x) in its own folder that prints whether its Client class is patched; `shebang` its first line. */
+function patchedApp(name, shebang = '') {
+  const project = path.join(dir, name);
   fs.mkdirSync(project);
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(project, 'node_modules'), 'junction');
-  fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'deno-app', private: true }));
-  fs.writeFileSync(path.join(project, 'app.mjs'), `import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+  fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name, private: true }));
+  const app = path.join(project, 'app.mjs');
+  fs.writeFileSync(app, `${shebang}import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 let patched = false;
 for (let p = Client.prototype; p !== null; p = Object.getPrototypeOf(p)) if (Object.hasOwn(p, Symbol.for('mcp-ordered-dispatch.patch'))) patched = true;
 console.log(JSON.stringify({ patched }));
 `);
+  fs.chmodSync(app, 0o755);
+  return { project, app };
+}
+
+test('an npm-bin-shaped script (#!/usr/bin/env node, started by its path) and a script run by bun: patched under run, stock not', { skip: process.platform === 'win32' && 'a #! script is started by the kernel' }, async () => {
+  const { project, app } = patchedApp('shebang-app', '#!/usr/bin/env node\n');
+  const env = { PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH}` };
+  const stock = await runCommand(app, [], { cwd: project, env: cleanEnv(env) });
+  assert.equal(stock.stdout.trim(), '{"patched":false}', show(stock));
+  const r = await launch(app, [], { cwd: project, env });
+  assert.deepEqual([r.code, r.stdout.trim(), r.stderr], [0, '{"patched":true}', ''], show(r));
+  if (bun === undefined) return;
+  const bunStock = await runCommand(bun, ['app.mjs'], { cwd: project, env: cleanEnv() });
+  assert.equal(bunStock.stdout.trim(), '{"patched":false}', show(bunStock));
+  const underBun = await launch(bun, ['app.mjs'], { cwd: project });
+  assert.deepEqual([underBun.code, underBun.stdout.trim(), underBun.stderr], [0, '{"patched":true}', ''], show(underBun));
+});
+
+test('deno run without -A: run inserts --preload and the scoped permissions register needs; the SDK is patched (stock: not)', { skip: RUNTIMES.deno === undefined && 'deno is not installed for this platform' }, async () => {
+  const { project } = patchedApp('deno-app');
   const deno = RUNTIMES.deno;
   const env = cleanEnv(deno.env);
   const stock = await runCommand(deno.command, ['run', '--no-lock', 'app.mjs'], { cwd: project, env, timeout: 120_000 });
