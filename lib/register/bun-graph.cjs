@@ -311,20 +311,23 @@ function createGraphHooks(addLoad) {
     return file;
   }
 
-  function readSource(file) {
+  /** The source of `file` when it holds the prefilter's markers (looked for in its undecoded bytes), else undefined. */
+  function sourceWithMarkers(file) {
+    let bytes;
     try {
-      return fs.readFileSync(file, 'utf8');
+      bytes = fs.readFileSync(file);
     } catch {
       return undefined;
     }
+    return sdk.mayDefineSdkClass(bytes) ? bytes.toString('utf8') : undefined;
   }
 
   /** A file on disk, once: an ES module with SDK classes gets its onLoad; a CommonJS one is left to require(). */
   function decideOnDisk(file) {
     if (decidedOnDisk.has(file)) return;
     decidedOnDisk.set(file, false);
-    const source = readSource(file);
-    if (source === undefined || !sdk.mayDefineSdkClass(source)) return;
+    const source = sourceWithMarkers(file);
+    if (source === undefined) return;
     const format = formatOf(file, source);
     if (format === 'commonjs') {
       // require()d, the require() wrapper patches it; imported by an ES module, Bun compiles it itself.
@@ -343,8 +346,8 @@ function createGraphHooks(addLoad) {
     let entry = decidedEmbedded.get(file);
     if (entry !== undefined) return entry;
     entry = null;
-    const source = readSource(file);
-    if (source !== undefined && sdk.mayDefineSdkClass(source)) {
+    const source = sourceWithMarkers(file);
+    if (source !== undefined) {
       const format = formatOf(file, source);
       const changed = hooks.reachedSource(source, file, format, hooks.REACH_ALL_OPTIONS);
       if (changed !== undefined) {

@@ -9,7 +9,8 @@
 //   - a real host's bundled Client, ES-module `.js` chunks outside any
 //     dist/esm/ (mcp-remote 0.15.1's, a devDependency), loaded as the host
 //     loads it under `bun --preload <register>`: 0 lost; stock: all lost;
-//   - `bun test --preload <register>` in that folder;
+//   - `bun test --preload <register>` in that folder; a preload the user set
+//     beside register's, by --preload or BUN_INSPECT_PRELOAD;
 //   - where Bun gives register no way in (a CommonJS bundle run as the entry
 //     script, or imported by an ES module): one warning names the file, and
 //     it runs stock.
@@ -190,4 +191,20 @@ test('bun: a CommonJS bundle holding the SDK that Bun loads through no hook (run
   }
   const required = await runBun(WAYS[0], path.join(out, 'requires.cjs'), out);
   assert.deepEqual({ lost: required.lost, patched: required.patched, stderr: required.stderr }, { lost: 0, patched: true, stderr: '' });
+});
+
+test('bun: a preload the user set keeps working beside register\'s, whichever way each is loaded (--preload, BUN_INSPECT_PRELOAD): both run, 0 lost, stderr empty', { skip }, async () => {
+  const other = path.join(project, 'other-preload.cjs');
+  const mark = path.join(project, 'other-preload.txt');
+  fs.writeFileSync(other, `require('node:fs').appendFileSync(${JSON.stringify(mark)}, 'ran\\n');\n`);
+  for (const way of [
+    { name: 'theirs by BUN_INSPECT_PRELOAD, register by --preload', args: ['--preload', REGISTER], env: { BUN_INSPECT_PRELOAD: other } },
+    { name: 'theirs by --preload, register by BUN_INSPECT_PRELOAD', args: ['--preload', other], env: { BUN_INSPECT_PRELOAD: REGISTER } },
+    { name: 'both by --preload', args: ['--preload', other, '--preload', REGISTER], env: {} },
+  ]) {
+    fs.rmSync(mark, { force: true });
+    const r = await runBun(way, 'app1.js', project);
+    assert.deepEqual({ lost: r.lost, patched: r.patched, stderr: r.stderr }, { lost: 0, patched: true, stderr: '' }, way.name);
+    assert.equal(fs.readFileSync(mark, 'utf8'), 'ran\n', `${way.name}: their preload ran once`);
+  }
 });
