@@ -37,7 +37,7 @@ const MACHINE_BUNDLES = [
   'sdk1 bun esm plain', 'sdk2 bun esm minify', 'sdk1 bun esm minify-keep-names', 'sdk2 bun cjs minify',
 ];
 // On the other Node lines (scripts/test-node-lines.mjs): every bundler and format once, minified.
-const LINES = process.env.MCP_ORDERED_DISPATCH_BUNDLES === 'lines';
+const LINES = process.env.MCP_ORDERED_DISPATCH_LINE_RUN === '1';
 const keep = ({ app, bundler, format, variant }) => (LINES ? LINE_BUNDLES : MACHINE_BUNDLES).includes(`${app} ${bundler} ${format} ${variant}`);
 
 function env(extra = {}) {
@@ -108,7 +108,7 @@ test('each bundle: stock loses all coalesced progress; under register it loses n
 });
 
 test('the located classes are cached per content: a second process reads them from the cache', async () => {
-  const b = bundles.find((x) => x.bundler === 'esbuild' && x.format === 'cjs' && x.variant === 'minify-keep-names');
+  const b = bundles.find((x) => x.bundler === 'esbuild' && x.format === 'cjs' && x.variant.startsWith('minify'));
   const own = path.join(dir, 'cache-once');
   const first = await run(b.file, REGISTER['--import'], { MCP_ORDERED_DISPATCH_CACHE_DIR: own });
   assert.equal(first.lost, 0);
@@ -116,7 +116,7 @@ test('the located classes are cached per content: a second process reads them fr
   assert.ok(entries.length >= 1, `cache entries: ${entries}`);
   const located = entries.map((f) => JSON.parse(fs.readFileSync(path.join(own, f), 'utf8'))).filter((e) => e.at.length > 0);
   assert.equal(located.length, 1, 'one module (the bundle) with located classes');
-  assert.deepEqual(located[0].at.map(([, kind, generation]) => `${kind}:${generation}`).sort(), ['protocol:1', 'stdio:0']);
+  assert.deepEqual(located[0].at.map(([, kind, generation]) => `${kind}:${generation}`).sort(), [`protocol:${b.app === 'sdk1' ? 1 : 2}`, 'stdio:0']);
   const second = await run(b.file, REGISTER['--import'], { MCP_ORDERED_DISPATCH_CACHE_DIR: own });
   assert.equal(second.lost, 0);
   assert.equal(second.stderr, '');

@@ -5,7 +5,10 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { runReproChild } from '../support/run-repro.mjs';
 
-const PAIRS = 20;
+// 20 pairs a case on the machine's Node (README's before/after table is
+// taken from that run); 5 on the other Node lines (scripts/test-node-lines.mjs),
+// where the loss is as deterministic and the spawns were most of the time.
+const PAIRS = process.env.MCP_ORDERED_DISPATCH_LINE_RUN === '1' ? 5 : 20;
 const FLAVORS = [
   { sdk: 1, build: 'esm' },
   { sdk: 1, build: 'cjs' },

@@ -289,7 +289,7 @@ function outFile(dir, name, separate) {
 
 /**
  * The bundles the Node-line suites run (scripts/test-node-lines.mjs sets
- * MCP_ORDERED_DISPATCH_BUNDLES=lines): every bundler and output format once,
+ * MCP_ORDERED_DISPATCH_LINE_RUN=1): every bundler and output format once,
  * minified, the two apps taking turns - 8 of the 34 the bundlers make.
  */
 export const LINE_BUNDLES = [
