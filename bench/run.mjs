@@ -39,6 +39,7 @@ const BENCHES = [
   ['startup.mjs', quick ? ['--quick'] : ['--instructions', ...(against ? ['--runs=11'] : [])]],
   ['reach.mjs', quick ? ['--quick'] : []],
   ['plugin.mjs', quick ? ['--quick'] : []],
+  ['launcher.mjs', quick ? ['--quick'] : []],
 ];
 
 // Load at the time of the run: on a shared machine, read every row with it.

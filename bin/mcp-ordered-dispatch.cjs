@@ -1,11 +1,19 @@
 #!/usr/bin/env node
 'use strict';
+// npx mcp-ordered-dispatch run -- COMMAND [ARGS...]
 // npx mcp-ordered-dispatch doctor [--cwd=DIR] [--json] [--pairs=N]
 // npx mcp-ordered-dispatch raw-server [--mode=M] [--progress=N] [--gap=G]
 // npx mcp-ordered-dispatch record --out FILE -- COMMAND [ARGS...]
 // npx mcp-ordered-dispatch replay CASSETTE [--coalesce=MODE] [--gap=G] [--timing[=SCALE]]
 
 const USAGE = `Usage:
+  mcp-ordered-dispatch run [--] COMMAND [ARGS...]
+      Run COMMAND with the fix applied: a Node script or npm bin, node, bun,
+      deno, or a Bun-compiled executable (Claude Code, opencode, cline's CLI),
+      and the Node and Bun processes it starts (its stdio MCP servers).
+      Its exit code, signals, stdin, stdout, stderr and TTY pass through.
+      A Node single executable application runs unchanged, with one line
+      on stderr saying that only building the fix in reaches it.
   mcp-ordered-dispatch doctor [--cwd=DIR] [--json] [--pairs=N]
       List the MCP SDK copies the project in DIR (default: the working
       directory) resolves, say which mcp-ordered-dispatch can patch, and run
@@ -65,6 +73,16 @@ async function doctorCommand(argv) {
 async function main(argv) {
   const [command, ...rest] = argv;
   switch (command) {
+    case 'run': {
+      if (rest[0] === '--help' || rest[0] === '-h') {
+        process.stdout.write(USAGE);
+        return 0;
+      }
+      // Loads only lib/run/ (and lib/discover/compiled.cjs): the launcher is on the host's start path.
+      const { run, exitLike } = require('../lib/run/index.cjs');
+      exitLike(await run(rest));
+      return undefined;
+    }
     case 'doctor':
       return doctorCommand(rest);
     case 'raw-server':

@@ -1,10 +1,12 @@
 'use strict';
-// Compiled executables that carry the SDK: a Bun-compiled executable, a
-// Node single-executable application, any native binary with the SDK's
-// JavaScript inside (cline's CLI ships as one). Nothing at run time reaches
-// the SDK in there - `register` hooks module loading, `install()` patches
-// installed packages - so doctor lists each one and never counts it in an
-// all-clear; only a build with the bundler plugin patches it.
+// Compiled executables that carry the SDK: a Bun-compiled executable
+// (Claude Code, opencode and cline's CLI ship as ones), a Node
+// single-executable application, any native binary with the SDK's
+// JavaScript inside. `install()` never reaches the SDK in there; a Bun
+// executable is reached at run time by `mcp-ordered-dispatch run` (register
+// preloaded, lib/run/), a SEA only by a build with the bundler plugin. Each
+// one says which (its `kind`, lib/discover/compiled.cjs), and doctor never
+// counts one in an all-clear.
 //
 // Looked at: the project's package.json `bin` targets, and for every package
 // under its node_modules (any depth, scoped, pnpm's store) its `bin` entries
@@ -18,23 +20,13 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { PROTOCOL_MARKERS } = require('../adapters/modules.cjs');
 const { BUILT_GLOBAL } = require('../shape/reach.cjs');
+const { compiledKindOf, formatOf } = require('./compiled.cjs');
 
 /** Bounds: bytes scanned in one file, in all files, node_modules directories read. */
 const MAX_FILE_BYTES = 1024 * 1024 * 1024;
 const MAX_TOTAL_BYTES = 2 * 1024 * 1024 * 1024;
 const MAX_DIRS = 20_000;
 const CHUNK_BYTES = 8 * 1024 * 1024;
-
-/** The executable format a file's first bytes name ('ELF', 'Mach-O', 'PE'), or undefined. */
-function formatOf(head) {
-  if (head.length >= 4 && head[0] === 0x7f && head[1] === 0x45 && head[2] === 0x4c && head[3] === 0x46) return 'ELF';
-  if (head.length >= 4) {
-    const magic = head.readUInt32BE(0);
-    if ([0xfeedface, 0xfeedfacf, 0xcefaedfe, 0xcffaedfe, 0xcafebabe, 0xbebafeca].includes(magic)) return 'Mach-O';
-  }
-  if (head.length >= 2 && head[0] === 0x4d && head[1] === 0x5a) return 'PE';
-  return undefined;
-}
 
 /**
  * Which of `needles` (Buffers) the file open at `fd` holds, reading at most
@@ -62,7 +54,8 @@ function scanFile(fd, needles, limit) {
 
 /**
  * The files a package directory names as executables: its package.json
- * `bin` entries and its bin/ directory's files: { files, name, version }.
+ * `bin` entries and its bin/ directory's files: { files: [{ file, command
+ * (the bin's name, if a `bin` entry names it) }], name, version }.
  */
 function packageBins(dir) {
   const files = [];
@@ -72,14 +65,14 @@ function packageBins(dir) {
     const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
     ({ name, version } = manifest);
     const { bin } = manifest;
-    const targets = typeof bin === 'string' ? [bin] : bin && typeof bin === 'object' ? Object.values(bin) : [];
-    for (const target of targets) if (typeof target === 'string') files.push(path.resolve(dir, target));
+    const targets = typeof bin === 'string' ? [[typeof name === 'string' ? name.replace(/^@[^/]+\//, '') : undefined, bin]] : bin && typeof bin === 'object' ? Object.entries(bin) : [];
+    for (const [command, target] of targets) if (typeof target === 'string') files.push({ file: path.resolve(dir, target), command });
   } catch {
     // No package.json, or no bin in it.
   }
   try {
     for (const entry of fs.readdirSync(path.join(dir, 'bin'), { withFileTypes: true })) {
-      if (entry.isFile() || entry.isSymbolicLink()) files.push(path.join(dir, 'bin', entry.name));
+      if (entry.isFile() || entry.isSymbolicLink()) files.push({ file: path.join(dir, 'bin', entry.name), command: undefined });
     }
   } catch {
     // No bin/ directory.
@@ -134,14 +127,17 @@ function packageDirs(nodeModules) {
 /**
  * The compiled executables of the project at `base` (and of the packages
  * under its node_modules) that carry the SDK's Protocol:
- * { executables: [{ file, format, bytes, builtIn, from, name, version }],
- * truncated } - `builtIn` when the build-time global is in it too (built
- * with the bundler plugin), `from` the package.json whose bin (or bin/)
- * named it, `name` and `version` that package's.
+ * { executables: [{ file, format, bytes, builtIn, kind, blocksBunOptions,
+ * command, from, name, version }], truncated } - `builtIn` when the
+ * build-time global is in it too (built with the bundler plugin), `kind` and
+ * `blocksBunOptions` lib/discover/compiled.cjs's ('bun', 'node-sea',
+ * 'native'), `command` the bin name it is installed as (when a `bin` entry
+ * names it), `from` the package.json whose bin (or bin/) named it, `name` and
+ * `version` that package's.
  */
 function findCompiledExecutables(base) {
   const candidates = new Map(); // real path -> { file, from, name, version }
-  const add = (file, from) => {
+  const add = ({ file, command }, from) => {
     let real;
     try {
       real = fs.realpathSync(file);
@@ -149,7 +145,9 @@ function findCompiledExecutables(base) {
     } catch {
       return;
     }
-    if (!candidates.has(real)) candidates.set(real, { file, ...from });
+    const known = candidates.get(real);
+    if (known === undefined) candidates.set(real, { file, command, ...from });
+    else known.command ??= command;
   };
   const { dirs, truncated: dirsTruncated } = packageDirs(path.join(base, 'node_modules'));
   for (const dir of [base, ...dirs]) {
@@ -164,7 +162,7 @@ function findCompiledExecutables(base) {
   const executables = [];
   let budget = MAX_TOTAL_BYTES;
   let truncated = dirsTruncated;
-  for (const [real, { file, from, name, version }] of candidates) {
+  for (const [real, { file, command, from, name, version }] of candidates) {
     let fd;
     try {
       fd = fs.openSync(real, 'r');
@@ -179,7 +177,10 @@ function findCompiledExecutables(base) {
       const { found, scanned } = scanFile(fd, rest, limit);
       budget -= scanned;
       // rest: the other Protocol markers, then BUILT_GLOBAL.
-      if (rest.slice(0, -1).every((_, i) => found.has(i))) executables.push({ file, format, bytes: size, builtIn: found.has(rest.length - 1), from, name, version });
+      if (rest.slice(0, -1).every((_, i) => found.has(i))) {
+        const { kind, blocksBunOptions } = compiledKindOf(real) ?? { kind: 'native' };
+        executables.push({ file, format, bytes: size, builtIn: found.has(rest.length - 1), kind, blocksBunOptions, command, from, name, version });
+      }
     } catch {
       // Unreadable: not looked into.
     } finally {

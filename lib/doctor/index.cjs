@@ -153,6 +153,8 @@ function checked(row) {
 
 const BUILT_IN = 'patched at build time';
 const NOT_REACHABLE = 'compiled executable: not reachable at run time';
+const BY_RUN = 'reached by mcp-ordered-dispatch run';
+const BUILD_TIME_ONLY = 'only at build time';
 
 /** A bundled copy's row: found by shape, what register does with it, and that its reproduction was not run. */
 function bundledRow(copy) {
@@ -185,26 +187,46 @@ const BUILD_IT_IN =
   'patches the SDK classes at build time and carries the addon into the executable (docs/build-it-in.md in the ' +
   'mcp-ordered-dispatch repository).';
 
-/** A compiled executable's row: the SDK inside it, which nothing at run time reaches, and what its developers can do. */
+/** How the launcher reaches a Bun-compiled executable: the variable its preload goes through, and why. */
+function bunWay(exe) {
+  return exe.blocksBunOptions
+    ? 'its built-in arguments end with `--`, so Bun ignores BUN_OPTIONS for it: `run` preloads register through BUN_INSPECT_PRELOAD'
+    : '`run` preloads register through BUN_OPTIONS';
+}
+
+/** A compiled executable's row: the SDK inside it, whether and how the fix reaches it at run time, and what its developers can do. */
 function compiledRow(exe) {
-  const notRun = { skipped: true, supported: false, patchable: exe.builtIn ? 'built in' : 'no (compiled)' };
+  const notRun = { skipped: true, supported: false, patchable: exe.builtIn ? 'built in' : exe.kind === 'bun' ? 'yes (run)' : 'no (compiled)' };
   const size = `${exe.format}, ${(exe.bytes / 1e6).toFixed(0)} MB`;
+  const command = exe.command ?? exe.file;
+  const notChecked = "Not checked: doctor does not run an executable's own code";
+  const row = { name: exe.name ?? path.basename(exe.file), version: exe.version ?? '?', build: exe.format, file: exe.file, where: 'compiled', kind: exe.kind, stock: notRun, patched: notRun, ok: false, checked: false };
+  if (exe.builtIn) {
+    return { ...row, verdict: BUILT_IN, why: `${exe.file} is a compiled executable (${size}) whose SDK classes were patched when it was built (it holds the build-time hand-over). ${notChecked}` };
+  }
+  if (exe.kind === 'bun') {
+    return {
+      ...row,
+      verdict: BY_RUN,
+      run: `npx mcp-ordered-dispatch run -- ${command}`,
+      why: `${exe.file} is a Bun-compiled executable (${size}) that carries the SDK's Protocol. Started as \`npx mcp-ordered-dispatch run -- ${command} ...\`, ` +
+        `the fix reaches it at run time (${bunWay(exe)}; its SDK chunks are patched as they load); started directly, it runs stock. ${notChecked}`,
+    };
+  }
+  if (exe.kind === 'node-sea') {
+    return {
+      ...row,
+      verdict: BUILD_TIME_ONLY,
+      why: `${exe.file} is a Node single executable application (${size}) that carries the SDK's Protocol: nothing at run time reaches its main script ` +
+        '(`mcp-ordered-dispatch run` runs it unchanged and says so), so it runs stock and can lose progress notifications. ' + BUILD_IT_IN,
+    };
+  }
   return {
-    name: exe.name ?? path.basename(exe.file),
-    version: exe.version ?? '?',
-    build: exe.format,
-    file: exe.file,
-    where: 'compiled',
-    stock: notRun,
-    patched: notRun,
-    ok: false,
-    checked: false,
-    verdict: exe.builtIn ? BUILT_IN : NOT_REACHABLE,
-    why: exe.builtIn
-      ? `${exe.file} is a compiled executable (${size}) whose SDK classes were patched when it was built (it holds the build-time hand-over). Not checked: doctor does not run an executable's own code`
-      : `${exe.file} is a compiled executable (${size}) that carries the SDK's Protocol: nothing at run time reaches the SDK inside it ` +
-        '(register hooks module loading, install() patches installed packages), so it runs stock and can lose progress notifications. ' +
-        BUILD_IT_IN,
+    ...row,
+    verdict: NOT_REACHABLE,
+    why: `${exe.file} is a compiled executable (${size}) that carries the SDK's Protocol: nothing at run time reaches the SDK inside it ` +
+      '(register hooks module loading, install() patches installed packages), so it runs stock and can lose progress notifications. ' +
+      BUILD_IT_IN,
   };
 }
 

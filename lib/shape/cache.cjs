@@ -87,4 +87,4 @@ function writeCache(key, at) {
   }
 }
 
-module.exports = { cacheDir, keyOf, readCache, writeCache };
+module.exports = { cacheDir, usableCacheDir, keyOf, readCache, writeCache };

@@ -1,7 +1,12 @@
 // doctor and compiled executables: a project whose bin is a Bun-compiled
 // executable carrying the SDK (built here with `bun build --compile` from a
-// tiny 1.x client) gets that executable listed as not reachable at run time,
-// no all-clear, exit 1; the same executable built from a bundle patched at
+// tiny 1.x client) gets that executable listed as reached at run time by
+// `mcp-ordered-dispatch run -- <bin>` (through BUN_OPTIONS; through
+// BUN_INSPECT_PRELOAD when its built-in arguments end with `--`, as
+// opencode's do), never an all-clear, exit 1; a Node 24 single executable
+// application carrying the SDK (built as test/plugin/artifacts.test.mjs
+// builds one: esbuild, sea-config.json, postject) is "only at build time";
+// the same executable built from a bundle patched at
 // build time (reachSource with BUILT_GLOBAL, the hand-over the bundler plugin
 // inserts), and that bundle as an installed package's file, are "patched at
 // build time"; and a project whose bin is a native executable without the
@@ -16,6 +21,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { bunBinary } from '../support/bundles.mjs';
 import { runCommand } from '../support/spawn-node.mjs';
+import { ensureNode } from '../../scripts/node-lines.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -27,6 +33,8 @@ const APP = "import { Client } from '@modelcontextprotocol/sdk/client/index.js';
   "import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';\n" +
   "console.log(typeof new Client({ name: 'compiled', version: '0' }, { capabilities: {} }).connect, typeof StdioClientTransport);\n";
 let plainExe;
+let blockedExe;
+let seaExe;
 let builtExe;
 let builtBundle;
 
@@ -59,6 +67,9 @@ before(async () => {
   fs.writeFileSync(path.join(home, 'app.mjs'), APP);
   plainExe = path.join(home, 'app-plain');
   execFileSync(bun, ['build', '--compile', 'app.mjs', `--outfile=${plainExe}`], { cwd: home, stdio: 'pipe', timeout: 120_000 });
+  // Built-in arguments ending with `--` (as opencode's): Bun ignores BUN_OPTIONS for it.
+  blockedExe = path.join(home, 'app-blocked');
+  execFileSync(bun, ['build', '--compile', '--compile-exec-argv=--smol --', 'app.mjs', `--outfile=${blockedExe}`], { cwd: home, stdio: 'pipe', timeout: 120_000 });
   // The same app, its SDK classes given the build-time hand-over as it is bundled, then compiled.
   const esbuild = require('esbuild');
   const handOver = {
@@ -76,27 +87,65 @@ before(async () => {
   assert.ok(fs.readFileSync(builtBundle, 'utf8').includes(`globalThis.${BUILT_GLOBAL}(`), 'the bundle carries the hand-over');
   builtExe = path.join(home, 'app-built');
   execFileSync(bun, ['build', '--compile', builtBundle, `--outfile=${builtExe}`], { cwd: home, stdio: 'pipe', timeout: 120_000 });
+  // The same app as a Node 24 single executable application.
+  const node24 = ensureNode('24.22.3');
+  await esbuild.build({ entryPoints: [path.join(home, 'app.mjs')], bundle: true, platform: 'node', format: 'cjs', outfile: path.join(home, 'sea.cjs'), logLevel: 'silent' });
+  fs.writeFileSync(path.join(home, 'sea-config.json'), JSON.stringify({ main: 'sea.cjs', output: 'sea.blob', disableExperimentalSEAWarning: true }));
+  execFileSync(node24, ['--experimental-sea-config', 'sea-config.json'], { cwd: home, stdio: 'pipe', timeout: 120_000 });
+  seaExe = path.join(home, 'app-sea');
+  fs.copyFileSync(node24, seaExe);
+  execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'postject', 'dist', 'cli.js'), seaExe, 'NODE_SEA_BLOB', path.join(home, 'sea.blob'), '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'], { stdio: 'pipe', timeout: 120_000 });
 });
 
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-test('a project whose bin is a Bun-compiled executable carrying the SDK: listed as not reachable at run time, no all-clear, exit 1', { skip: bun === undefined && 'bun is not installed for this platform' }, async () => {
+/** The one compiled row of `result`. */
+function compiledRowOf(result) {
+  const rows = result.rows.filter((r) => r.where === 'compiled');
+  assert.equal(rows.length, 1, JSON.stringify(result.rows));
+  return rows[0];
+}
+
+test('a project whose bin is a Bun-compiled executable carrying the SDK: reached by `mcp-ordered-dispatch run -- app` (BUN_OPTIONS), never an all-clear, exit 1', { skip: bun === undefined && 'bun is not installed for this platform' }, async () => {
   // The executable is real: it runs, with the SDK inside and no node_modules beside it.
   const root = project('compiled-app', plainExe);
   assert.equal(execFileSync(path.join(root, 'dist', 'app'), { cwd: root, encoding: 'utf8', timeout: 30_000 }).trim(), 'function function');
   const { code, result } = await doctor(root);
   assert.equal(code, 1);
   assert.equal(result.exitCode, 1);
-  const rows = result.rows.filter((r) => r.where === 'compiled');
-  assert.equal(rows.length, 1, JSON.stringify(result.rows));
-  assert.equal(rows[0].file, path.join(root, 'dist', 'app'));
-  assert.equal(rows[0].name, 'compiled-app');
-  assert.equal(rows[0].build, 'ELF');
-  assert.equal(rows[0].verdict, 'compiled executable: not reachable at run time');
-  assert.equal(rows[0].checked, false);
-  assert.match(rows[0].why, /bundler plugin .*docs\/build-it-in\.md/);
+  const row = compiledRowOf(result);
+  assert.equal(row.file, path.join(root, 'dist', 'app'));
+  assert.equal(row.name, 'compiled-app');
+  assert.equal(row.build, 'ELF');
+  assert.equal(row.kind, 'bun');
+  assert.equal(row.verdict, 'reached by mcp-ordered-dispatch run');
+  assert.equal(row.run, 'npx mcp-ordered-dispatch run -- app');
+  assert.equal(row.checked, false);
+  assert.match(row.why, /Bun-compiled executable .*`npx mcp-ordered-dispatch run -- app \.\.\.`.* through BUN_OPTIONS/);
   assert.match(result.message, /Found 1 SDK build\(s\): 0 top-level, 0 nested, 0 bundled, 1 in compiled executables\./);
   assert.doesNotMatch(result.message, /All \d+ SDK build|No MCP SDK found/);
+});
+
+test('a Bun-compiled executable whose built-in arguments end with `--` (as opencode\'s): reached by run through BUN_INSPECT_PRELOAD', { skip: bun === undefined && 'bun is not installed for this platform' }, async () => {
+  const root = project('blocked-app', blockedExe);
+  const { code, result } = await doctor(root);
+  assert.equal(code, 1);
+  const row = compiledRowOf(result);
+  assert.equal(row.verdict, 'reached by mcp-ordered-dispatch run');
+  assert.match(row.why, /built-in arguments end with `--`, so Bun ignores BUN_OPTIONS for it: `run` preloads register through BUN_INSPECT_PRELOAD/);
+});
+
+test('a project whose bin is a Node single executable application carrying the SDK: "only at build time", the bundler plugin named, exit 1', { skip: (bun === undefined || process.platform !== 'linux') && 'needs bun (for the fixture) and Linux (the Node 24 package)' }, async () => {
+  const root = project('sea-app', seaExe);
+  // The SEA is real: it runs its bundled app.
+  assert.equal(execFileSync(path.join(root, 'dist', 'app'), { cwd: root, encoding: 'utf8', timeout: 30_000 }).trim(), 'function function');
+  const { code, result } = await doctor(root);
+  assert.equal(code, 1);
+  const row = compiledRowOf(result);
+  assert.equal(row.kind, 'node-sea');
+  assert.equal(row.verdict, 'only at build time');
+  assert.match(row.why, /Node single executable application .*nothing at run time reaches its main script.*bundler plugin .*docs\/build-it-in\.md/);
+  assert.doesNotMatch(result.message, /All \d+ SDK build/);
 });
 
 test('built with the build-time hand-over: the executable and the bundle are "patched at build time", never an all-clear', { skip: bun === undefined && 'bun is not installed for this platform' }, async () => {

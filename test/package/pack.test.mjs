@@ -16,6 +16,8 @@ import {
 } from './support/packing.mjs';
 import { RUNTIMES } from '../support/runtimes.mjs';
 
+const NPX = process.platform === 'win32' ? 'npx.cmd' : 'npx';
+
 let dir;
 let tarballs;
 let installLog;
@@ -95,6 +97,20 @@ test('installed from the two tarballs, the addon loads from the platform package
     assert.equal(result[g].lost, 0, JSON.stringify(result[g]));
     assert.equal(result[g].onerrorCount, 0, JSON.stringify(result[g].onerrors));
   }
+});
+
+test('installed from the two tarballs, `npx mcp-ordered-dispatch run -- node app.mjs` loses nothing; so does the installed bin run from another directory', () => {
+  const project = path.join(dir, 'app');
+  const check = (stdout, label) => {
+    const result = appResult(stdout);
+    for (const g of ['1', '2']) assert.equal(result[g].lost, 0, `${label}: ${JSON.stringify(result[g])}`);
+    assert.deepEqual(result.nativeFiles, [fs.realpathSync(path.join(project, 'node_modules', platform.platformPackageName(ABI), platform.binaryFileName(ABI)))], label);
+  };
+  const env = { NODE_OPTIONS: '' };
+  check(sh(NPX, ['--no-install', PKG.name, 'run', '--', process.execPath, 'app.mjs'], { cwd: project, env }).stdout, 'npx ... run --');
+  // From elsewhere: register is resolved through the installed package's exports, not the working directory.
+  const bin = path.join(project, 'node_modules', '.bin', PKG.name);
+  check(sh(bin, ['run', '--', process.execPath, path.join(project, 'app.mjs')], { cwd: os.tmpdir(), env }).stdout, 'the bin from another directory');
 });
 
 test('MCP_ORDERED_DISPATCH_NATIVE names exactly the file to load; a bad one is the typed error, nothing else is tried', () => {

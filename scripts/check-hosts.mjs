@@ -1,0 +1,287 @@
+// npm run check:hosts: the launcher against the real compiled hosts users
+// run, from the npm registry at pinned versions (hundreds of MB, so not part
+// of `npm install` or `npm test`): Claude Code, opencode and cline's CLI,
+// the Bun-compiled executables of their linux-x64 platform packages.
+//
+// Installed once into .cache/hosts (git-ignored; `npm install --prefix
+// .cache/hosts --no-save --ignore-scripts`), then each host runs under
+// `mcp-ordered-dispatch run --`, in a home directory of its own, with one
+// stdio MCP server configured (the package's raw coalescing server, run by
+// this Node): `--version`, then the command that connects to the configured
+// servers where the host has one (`claude mcp list`, `opencode mcp list`).
+// Beside register, a probe preload of this script's own (through
+// BUN_INSPECT_PRELOAD, which `run` keeps beside its own) writes at exit what
+// it saw: register's files loaded (the preload was applied), the addons
+// opened, and each SDK class patched (the patch records
+// lib/patch/protocol.cjs and lib/patch/transports.cjs define, under
+// Symbol.for('mcp-ordered-dispatch.patch') and '...stdio-patch').
+//
+//   npm run check:hosts                 install what is missing, check each host
+//   npm run check:hosts -- claude       only the hosts named
+//
+// Claude Code also makes one real tool call: `claude -p` against a fake
+// Anthropic Messages API on 127.0.0.1 (this script's, ANTHROPIC_BASE_URL)
+// that asks for the raw server's `progress` tool, whose 3 progress
+// notifications arrive in the result's write. Stock and under `run`, its
+// debug log (~/.claude/debug/) is searched for the SDK's "unknown token"
+// error and "STDIO connection dropped": stock has them, `run` must not.
+//
+// Exit code 0 when every host started, took the preload, and had its SDK
+// classes patched where it connected to a server, and the tool call lost
+// nothing under run while stock lost; 1 otherwise.
+import { spawnSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CACHE = path.join(ROOT, '.cache', 'hosts');
+const BIN = path.join(ROOT, 'bin', 'mcp-ordered-dispatch.cjs');
+const RAW_SERVER = path.join(ROOT, 'test', 'fixtures', 'raw-server.mjs');
+const SERVER = [process.execPath, RAW_SERVER, '--mode=all-in-one'];
+const TIMEOUT_MS = 120_000;
+
+/** The pinned hosts: their platform package, the executable in it, what configures a server and what connects to it. */
+const HOSTS = [
+  {
+    name: 'claude',
+    pkg: '@anthropic-ai/claude-code-linux-x64',
+    version: '2.1.328',
+    bin: 'claude',
+    configure: (exe, env, cwd) => runStock(exe, ['mcp', 'add', 'raw', '--', ...SERVER], env, cwd),
+    commands: [['--version'], ['mcp', 'list']],
+    toolCall: true,
+  },
+  {
+    name: 'opencode',
+    pkg: 'opencode-linux-x64',
+    version: '1.18.34',
+    bin: 'bin/opencode',
+    configure: (exe, env, cwd) => fs.writeFileSync(path.join(cwd, 'opencode.json'), JSON.stringify({ mcp: { raw: { type: 'local', command: SERVER } } })),
+    commands: [['--version'], ['mcp', 'list']],
+  },
+  {
+    name: 'cline',
+    pkg: '@cline/cli-linux-x64',
+    version: '3.0.65',
+    bin: 'bin/cline',
+    // Its `mcp` commands open a wizard; none connects without a provider: it is checked starting.
+    configure: () => {},
+    commands: [['--version']],
+  },
+];
+
+/** The probe preload: what it saw, one JSON line appended to $MCP_ORDERED_DISPATCH_CHECK_OUT at exit. */
+const PROBE = `const keys = { protocol: Symbol.for('mcp-ordered-dispatch.patch'), stdio: Symbol.for('mcp-ordered-dispatch.stdio-patch') };
+const patched = [];
+const define = Object.defineProperty;
+Object.defineProperty = function defineProperty(target, key, descriptor) {
+  for (const [record, symbol] of Object.entries(keys)) {
+    if (key === symbol) patched.push({ record, class: target?.constructor?.name, generation: descriptor?.value?.generation, source: descriptor?.value?.source?.name });
+  }
+  return define.apply(this, arguments);
+};
+process.on('exit', () => {
+  const Module = require('node:module');
+  const registerFiles = Object.keys(require.cache ?? {}).filter((f) => /[\\\\/]lib[\\\\/]register[\\\\/]/.test(f)).map((f) => f.replace(/^.*[\\\\/]lib[\\\\/]/, 'lib/'));
+  const opened = globalThis[Symbol.for('mcp-ordered-dispatch.opened-addons')];
+  const line = { argv: process.argv.slice(1), registerFiles, addons: opened ? [...opened.keys()] : [], patched };
+  require('node:fs').appendFileSync(process.env.MCP_ORDERED_DISPATCH_CHECK_OUT, JSON.stringify(line) + '\\n');
+});
+`;
+
+function runStock(command, args, env, cwd) {
+  const r = spawnSync(command, args, { env, cwd, encoding: 'utf8', timeout: TIMEOUT_MS });
+  if (r.status !== 0) throw new Error(`${path.basename(command)} ${args.join(' ')} failed (${r.signal ?? r.status}): ${r.stderr || r.stdout}`);
+}
+
+/** The installed version of `pkg` in the cache, or undefined. */
+function installedVersion(pkg) {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(CACHE, 'node_modules', pkg, 'package.json'), 'utf8')).version;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Install the hosts whose pinned version is not in the cache (through npm, from the registry). */
+function install(hosts) {
+  const missing = hosts.filter((h) => installedVersion(h.pkg) !== h.version).map((h) => `${h.pkg}@${h.version}`);
+  if (missing.length === 0) return;
+  console.log(`check:hosts: installing ${missing.join(', ')} into ${path.relative(ROOT, CACHE)} ...`);
+  fs.mkdirSync(CACHE, { recursive: true });
+  const r = spawnSync('npm', ['install', '--prefix', CACHE, '--no-save', '--no-package-lock', '--ignore-scripts', '--no-audit', '--no-fund', ...missing], { stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`npm install of ${missing.join(', ')} failed`);
+}
+
+/**
+ * A fake Anthropic Messages API on 127.0.0.1: a turn offered the raw
+ * server's `progress` tool and holding no tool result yet is answered with a
+ * call of it, every other turn with "done" (streamed or not, as asked).
+ * Resolves { url, close }.
+ */
+function fakeMessagesApi() {
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      let json = {};
+      try {
+        json = JSON.parse(body);
+      } catch {
+        // Not JSON: answered as a plain turn.
+      }
+      if (!req.url.startsWith('/v1/messages') || req.url.includes('count_tokens')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ input_tokens: 10 }));
+        return;
+      }
+      const wantsTool = (json.tools ?? []).some((t) => t.name === 'mcp__raw__progress') && !JSON.stringify(json.messages ?? []).includes('tool_result');
+      const block = wantsTool ? { type: 'tool_use', id: 'toolu_check_hosts', name: 'mcp__raw__progress', input: {} } : { type: 'text', text: 'done' };
+      const stop = wantsTool ? 'tool_use' : 'end_turn';
+      const message = { id: 'msg_check_hosts', type: 'message', role: 'assistant', model: json.model ?? 'fake', stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 }, content: [] };
+      if (!json.stream) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ ...message, content: [block], stop_reason: stop }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const event = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+      event('message_start', { message });
+      event('content_block_start', { index: 0, content_block: wantsTool ? block : { type: 'text', text: '' } });
+      event('content_block_delta', { index: 0, delta: wantsTool ? { type: 'input_json_delta', partial_json: '{}' } : { type: 'text_delta', text: 'done' } });
+      event('content_block_stop', { index: 0 });
+      event('message_delta', { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 1 } });
+      event('message_stop', {});
+      res.end();
+    });
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) }));
+  });
+}
+
+/**
+ * One `claude -p` tool call (stock, or under run when `launched`): its exit,
+ * and what its debug log says of the raw server's connection.
+ */
+async function claudeToolCall(exe, env, cwd, launched) {
+  const debug = path.join(env.HOME, '.claude', 'debug');
+  fs.rmSync(debug, { recursive: true, force: true });
+  const config = path.join(cwd, '..', 'mcp.json');
+  fs.writeFileSync(config, JSON.stringify({ mcpServers: { raw: { command: process.execPath, args: [RAW_SERVER, '--mode=all-in-one', '--progress=3'] } } }));
+  const args = ['-p', 'Call the progress tool of the raw server.', '--mcp-config', config, '--allowedTools', 'mcp__raw__progress', '--debug'];
+  const r = launched ? await launch(exe, args, env, cwd) : await launch(exe, args, env, cwd, { stock: true });
+  let text = '';
+  for (const f of fs.existsSync(debug) ? fs.readdirSync(debug) : []) {
+    if (f.endsWith('.txt')) text += fs.readFileSync(path.join(debug, f), 'utf8');
+  }
+  const count = (re) => text.split('\n').filter((l) => re.test(l)).length;
+  return {
+    code: r.signal ?? r.code,
+    called: count(/MCP server "raw": Calling MCP tool: progress/),
+    completed: count(/MCP server "raw": Tool 'progress' completed successfully/),
+    unknownToken: count(/Received a progress notification for an unknown token/),
+    dropped: count(/MCP server "raw": STDIO connection dropped/),
+  };
+}
+
+/** `run -- exe args` (or, `stock`, exe args alone) to its end: { code, signal, stdout, stderr }. */
+function launch(exe, args, env, cwd, { stock = false } = {}) {
+  return new Promise((resolve) => {
+    const child = stock ? spawn(exe, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] }) : spawn(process.execPath, [BIN, 'run', '--', exe, ...args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), TIMEOUT_MS);
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+async function checkHost(host) {
+  const exe = path.join(CACHE, 'node_modules', host.pkg, host.bin);
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), `mcp-od-check-${host.name}-`));
+  const results = [];
+  try {
+    const cwd = path.join(home, 'project');
+    fs.mkdirSync(cwd);
+    const probe = path.join(home, 'probe.cjs');
+    fs.writeFileSync(probe, PROBE);
+    const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), XDG_DATA_HOME: path.join(home, '.local', 'share'), XDG_CACHE_HOME: path.join(home, '.cache'), XDG_STATE_HOME: path.join(home, '.local', 'state'), DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', OPENCODE_DISABLE_AUTOUPDATE: '1' };
+    for (const name of ['NODE_OPTIONS', 'BUN_OPTIONS', 'BUN_INSPECT_PRELOAD', 'MCP_ORDERED_DISPATCH_NATIVE']) delete env[name];
+    host.configure(exe, env, cwd);
+    for (const args of host.commands) {
+      const out = path.join(home, `probe-${results.length}.jsonl`);
+      const r = await launch(exe, args, { ...env, BUN_INSPECT_PRELOAD: probe, MCP_ORDERED_DISPATCH_CHECK_OUT: out }, cwd);
+      const seen = fs.existsSync(out) ? fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l)) : [];
+      const main = seen[0];
+      const connects = args.includes('mcp');
+      const started = r.code === 0;
+      const preloaded = main !== undefined && main.registerFiles.length > 0;
+      const patched = main?.patched ?? [];
+      const ok = started && preloaded && (!connects || patched.some((p) => p.record === 'protocol'));
+      results.push({ ok });
+      const label = `${host.name} ${host.version} ${args.join(' ')}`;
+      console.log(`${ok ? 'ok  ' : 'FAIL'} ${label}`);
+      console.log(`       started: exit ${r.signal ?? r.code}; first stdout line: ${JSON.stringify(r.stdout.trim().split('\n')[0] ?? '')}`);
+      const status = r.stdout.split('\n').find((l) => /\braw\b/.test(l) && /connected/i.test(l));
+      if (connects) console.log(`       the configured server: ${status === undefined ? 'not shown as connected' : status.replace(/\x1b\[[0-9;]*m/g, '').trim()}`);
+      if (r.stderr.trim() !== '') console.log(`       stderr: ${r.stderr.trim().split('\n').slice(0, 3).join(' | ')}`);
+      console.log(`       preload applied: ${preloaded ? `yes (${main.registerFiles.join(', ')})` : main === undefined ? 'no (the probe beside it did not run)' : 'no (none of register\'s files loaded)'}`);
+      console.log(`       addon opened: ${main?.addons.length ? main.addons.join(', ') : 'no'}`);
+      console.log(`       SDK classes patched: ${patched.length === 0 ? `none${connects ? ' (this command connected to the configured stdio server)' : ''}` : patched.map((p) => `${p.class ?? '?'} (${p.record}${p.generation ? ` ${p.generation}.x` : ''})`).join(', ')}`);
+    }
+    if (host.toolCall) {
+      const api = await fakeMessagesApi();
+      try {
+        const callEnv = { ...env, ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: 'sk-ant-check-hosts', ENABLE_TOOL_SEARCH: 'false' };
+        const stock = await claudeToolCall(exe, callEnv, cwd, false);
+        const launched = await claudeToolCall(exe, callEnv, cwd, true);
+        const ok = stock.code === 0 && launched.code === 0 && launched.called === 1 && launched.completed === 1 && stock.unknownToken > 0 && launched.unknownToken === 0 && launched.dropped === 0;
+        results.push({ ok });
+        const show = (r) => `exit ${r.code}, tool called ${r.called}, completed ${r.completed}, "unknown token" errors ${r.unknownToken}, "STDIO connection dropped" ${r.dropped}`;
+        console.log(`${ok ? 'ok  ' : 'FAIL'} ${host.name} ${host.version} -p: one call of the raw server's progress tool (3 progress notifications in the result's write)`);
+        console.log(`       stock:     ${show(stock)}`);
+        console.log(`       under run: ${show(launched)}`);
+      } finally {
+        await api.close();
+      }
+    }
+  } catch (error) {
+    console.log(`FAIL ${host.name} ${host.version}: ${error.message}`);
+    results.push({ ok: false });
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+  return results.every((r) => r.ok);
+}
+
+async function main(names) {
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    console.log(`check:hosts: the pinned hosts are their linux-x64 packages; this is ${process.platform}-${process.arch}. Nothing checked.`);
+    return 1;
+  }
+  const hosts = names.length === 0 ? HOSTS : HOSTS.filter((h) => names.includes(h.name));
+  if (hosts.length === 0) throw new Error(`no such host: ${names.join(', ')} (known: ${HOSTS.map((h) => h.name).join(', ')})`);
+  install(hosts);
+  let ok = true;
+  for (const host of hosts) ok = (await checkHost(host)) && ok;
+  console.log(ok ? 'check:hosts: every host started, took the preload and had its SDK patched; the tool call lost nothing under run.' : 'check:hosts: not every host was reached (above).');
+  return ok ? 0 : 1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error) => {
+    console.error(`check:hosts: ${error.message}`);
+    process.exitCode = 2;
+  },
+);
