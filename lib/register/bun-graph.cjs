@@ -385,8 +385,10 @@ function createGraphHooks(addLoad) {
       } else {
         decideOnDisk(file);
       }
-      // An import of a redirected chunk: resolved against its own path.
-      return fromRedirected ? { path: file } : undefined;
+      // An import of a redirected chunk: resolved against its own path. An
+      // embedded chunk left alone is left to Bun (Bun 1.3 reads a path
+      // returned for it from disk: ENOENT, and opencode and cline's CLI died at start).
+      return fromRedirected && !isEmbedded(file) ? { path: file } : undefined;
     } catch {
       return undefined; // never into the application's module loading
     }
