@@ -120,27 +120,9 @@ pub fn utf16_offsets(text: &[u8], sorted: &[usize]) -> Vec<usize> {
     let mut at = 0usize;
     for &offset in sorted {
         let offset = offset.min(text.len()).max(at);
-        units += units_in(&text[at..offset]);
+        units += crate::transcode::utf16_len(&text[at..offset]);
         at = offset;
         out.push(units);
     }
     out
-}
-
-/// The UTF-16 length of whole UTF-8 characters: ASCII at once, else per
-/// chunk of 255 bytes in 8-bit counters (which the compiler vectorizes).
-fn units_in(bytes: &[u8]) -> usize {
-    if bytes.is_ascii() {
-        return bytes.len();
-    }
-    let mut units = 0usize;
-    for chunk in bytes.chunks(255) {
-        let (mut chars, mut astral) = (0u8, 0u8);
-        for &b in chunk {
-            chars += u8::from((b as i8) >= -0x40);
-            astral += u8::from(b >= 0xF0);
-        }
-        units += usize::from(chars) + usize::from(astral);
-    }
-    units
 }
