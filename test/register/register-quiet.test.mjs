@@ -9,7 +9,9 @@
 //     where it does not (checked with a spy preloaded before register);
 //   - a process that never loads the SDK loads neither the addon nor the
 //     patcher nor SDK discovery; one that loads the SDK loads the stdio
-//     readers only when a transport starts, and SDK discovery not at all.
+//     readers only when a transport starts, and SDK discovery not at all;
+//   - an SDK class found by shape is located by the addon (the JavaScript
+//     tokenizer never loads), and from the cache without the locate step.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -214,6 +216,42 @@ test('the Vitest worker global is named alike by register.mjs (lib/register/inst
   const sandboxed = Module.createRequire(import.meta.url)('../../lib/register/sandboxed.cjs');
   assert.equal(typeof VITEST_WORKER, 'string');
   assert.equal(sandboxed.VITEST_WORKER, VITEST_WORKER);
+});
+
+test(`node ${process.version}: a module holding an SDK class by shape is located by the addon: the JavaScript tokenizer never loads, and from the cache neither does the locate step`, async () => {
+  // ARCHITECTURE.md's "What loads when": the search by shape's files, as the
+  // process exits, with a cold cache and then a warm one (a CommonJS module:
+  // its hook runs on the main thread on every line).
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-located-'));
+  try {
+    const spy = path.join(dir, 'spy.mjs');
+    fs.writeFileSync(
+      spy,
+      `import path from 'node:path';
+       import { createRequire } from 'node:module';
+       const require = createRequire(import.meta.url);
+       const lib = ${JSON.stringify(path.join(root, 'lib'))};
+       process.on('exit', () => console.log(JSON.stringify(Object.keys(require.cache).filter((f) => f.startsWith(lib)).map((f) => path.relative(lib, f)).sort())));\n`,
+    );
+    // A bundled Protocol as esbuild leaves it: a renamed class, known by its members.
+    fs.writeFileSync(path.join(dir, 'bundle.cjs'), 'var Ao = class {constructor(){this._progressHandlers=new Map}_onnotification(e){}_onresponse(e){}_onrequest(e,t){}};\nmodule.exports = Ao;\n');
+    // (Its members alone: the patcher then refuses it with a warning; that its text was changed is what counts here.)
+    const app = `const Ao = require(${JSON.stringify(path.join(dir, 'bundle.cjs'))}); console.log(JSON.stringify(String(Ao).startsWith('class {static{')));`;
+    for (const [flag, entry] of REGISTER_FLAGS) {
+      const env = cleanEnv({ MCP_ORDERED_DISPATCH_CACHE_DIR: path.join(dir, `cache${flag}`) });
+      for (const [run, expected] of [['cold', ['shape/blocks.cjs', 'shape/cache.cjs', 'shape/reach.cjs', 'shape/sdk-classes.cjs']], ['warm', ['shape/blocks.cjs', 'shape/cache.cjs', 'shape/reach.cjs']]]) {
+        const r = await runCommand(node, [flag, entry, '--import', spy, '-e', app], { cwd: root, env });
+        assert.equal(r.code, 0, show(r));
+        const [changed, loadedLine] = r.stdout.trim().split('\n').slice(-2);
+        assert.equal(changed, 'true', `${flag}, ${run}: the class got its block: ${show(r)}`);
+        const loaded = JSON.parse(loadedLine);
+        assert.deepEqual(loaded.filter((f) => f.startsWith('shape/')), expected, `${flag}, ${run}: ${loaded}`);
+        if (run === 'cold') assert.ok(loaded.includes('native/addon.cjs'), `${flag}: the addon located it: ${loaded}`);
+      }
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test(`node ${process.version}: a process loading large packages without the SDK pays only the prefilter: the locate step never loads`, async () => {
