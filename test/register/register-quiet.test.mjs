@@ -49,6 +49,24 @@ const SDK_APP_ESM = `
   console.log(JSON.stringify({ app: 'ran', patched: [isPatched(P1), isPatched(P2), isPatched(P1c), isStdioPatched(T1), isStdioPatched(T2)], cjs: typeof cjs.Client }));
 `;
 
+/**
+ * An ES module spy, imported after register, that prints the files of lib/
+ * in the require cache as the process exits (itself never in that cache; a
+ * CommonJS preload would be, and register looks at what was required before it).
+ */
+function writeSpy(dir) {
+  const spy = path.join(dir, 'spy.mjs');
+  fs.writeFileSync(
+    spy,
+    `import path from 'node:path';
+     import { createRequire } from 'node:module';
+     const require = createRequire(import.meta.url);
+     const lib = ${JSON.stringify(path.join(root, 'lib'))};
+     process.on('exit', () => console.log(JSON.stringify(Object.keys(require.cache).filter((f) => f.startsWith(lib)).map((f) => path.relative(lib, f)).sort())));\n`,
+  );
+  return spy;
+}
+
 const REGISTER_FLAGS = [
   ['--import', 'mcp-ordered-dispatch/register'],
   ['--require', 'mcp-ordered-dispatch/register'],
@@ -120,15 +138,7 @@ test(`node ${process.version}: a process with register that never loads the SDK 
   // a CommonJS preload would be, and register looks at what was required before it).
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-cache-'));
   try {
-    const spy = path.join(dir, 'spy.mjs');
-    fs.writeFileSync(
-      spy,
-      `import path from 'node:path';
-       import { createRequire } from 'node:module';
-       const require = createRequire(import.meta.url);
-       const lib = ${JSON.stringify(path.join(root, 'lib'))};
-       process.on('exit', () => console.log(JSON.stringify(Object.keys(require.cache).filter((f) => f.startsWith(lib)).map((f) => path.relative(lib, f)).sort())));\n`,
-    );
+    const spy = writeSpy(dir);
     for (const [flag, entry] of REGISTER_FLAGS) {
       // Requires nothing after register: register's own entry is all.
       const bare = await runCommand(node, [flag, entry, '--import', spy, '-e', '0'], { cwd: root, env: cleanEnv() });
@@ -224,15 +234,7 @@ test(`node ${process.version}: a module holding an SDK class by shape is located
   // its hook runs on the main thread on every line).
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-located-'));
   try {
-    const spy = path.join(dir, 'spy.mjs');
-    fs.writeFileSync(
-      spy,
-      `import path from 'node:path';
-       import { createRequire } from 'node:module';
-       const require = createRequire(import.meta.url);
-       const lib = ${JSON.stringify(path.join(root, 'lib'))};
-       process.on('exit', () => console.log(JSON.stringify(Object.keys(require.cache).filter((f) => f.startsWith(lib)).map((f) => path.relative(lib, f)).sort())));\n`,
-    );
+    const spy = writeSpy(dir);
     // A bundled Protocol as esbuild leaves it: a renamed class, known by its members.
     fs.writeFileSync(path.join(dir, 'bundle.cjs'), 'var Ao = class {constructor(){this._progressHandlers=new Map}_onnotification(e){}_onresponse(e){}_onrequest(e,t){}};\nmodule.exports = Ao;\n');
     // (Its members alone: the patcher then refuses it with a warning; that its text was changed is what counts here.)
@@ -258,15 +260,7 @@ test(`node ${process.version}: a process loading large packages without the SDK 
   // What of lib/ is cached as the process exits, as above; the packages go through the load hooks (CommonJS and ES modules).
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-prefilter-'));
   try {
-    const spy = path.join(dir, 'spy.mjs');
-    fs.writeFileSync(
-      spy,
-      `import path from 'node:path';
-       import { createRequire } from 'node:module';
-       const require = createRequire(import.meta.url);
-       const lib = ${JSON.stringify(path.join(root, 'lib'))};
-       process.on('exit', () => console.log(JSON.stringify(Object.keys(require.cache).filter((f) => f.startsWith(lib)).map((f) => path.relative(lib, f)).sort())));\n`,
-    );
+    const spy = writeSpy(dir);
     const app = "require('typescript'); require('zod'); require('ajv'); await import('rollup'); await import('webpack');";
     for (const [flag, entry] of REGISTER_FLAGS) {
       const r = await runCommand(node, [flag, entry, '--import', spy, '--input-type=module', '-e', `import { createRequire } from 'node:module'; const require = createRequire(process.cwd() + '/x.js'); ${app}`], { cwd: root, env: cleanEnv() });

@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { prng } from '../patch/support/protocol-script.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -29,18 +30,6 @@ const MIN_BYTES = 2 * 1024;
 const MAX_BYTES = 96 * 1024;
 /** A shape every class has: the addon then returns every class without `extends`. */
 const EVERY_CLASS = [{ methods: [], sets: [] }];
-
-/** mulberry32: a small seeded generator, the same mutants for the same seed on every machine. */
-function generator(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** `FILES` .js/.mjs/.cjs files of node_modules, chosen by `random` from `PACKAGES` packages. */
 function sample(random) {
@@ -102,7 +91,7 @@ function reference(text) {
 }
 
 test(`seeded mutants of real files (seed ${SEED}): both locate steps find the same classes, and refuse the same sources`, (t) => {
-  const random = generator(SEED);
+  const random = prng(SEED); // mulberry32: the same mutants for the same seed on every machine
   const files = sample(random);
   assert.ok(files.length >= FILES / 2, `sampled ${files.length} files`);
   const failures = new Map();

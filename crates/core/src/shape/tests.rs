@@ -4,7 +4,7 @@
 //! units; then the locate step's shapes and offsets.
 
 use super::tokens::{punct_text, tokenize, Kind, LexError, Sink, Token, Unit};
-use super::{locate, locate_classes, utf16_offsets, Located, Shape};
+use super::{distinct, locate, locate_classes, utf16_offsets, Located, Shape};
 use serde_json::Value;
 
 struct Record(Vec<String>);
@@ -182,17 +182,6 @@ struct Case {
     sets: Vec<String>,
 }
 
-fn distinct_names<T: Unit>(src: &[T], ranges: &[(usize, usize)]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for &(s, e) in ranges {
-        let name = T::decode(&src[s..e]);
-        if !out.contains(&name) {
-            out.push(name);
-        }
-    }
-    out
-}
-
 #[test]
 fn the_shared_class_cases() {
     for case in cases("classes") {
@@ -221,8 +210,8 @@ fn the_shared_class_cases() {
                 open: c.open,
                 end: c.end,
                 extends: c.extends,
-                methods: distinct_names(&utf16, &c.methods),
-                sets: distinct_names(&utf16, &c.sets),
+                methods: distinct(&utf16, &c.methods),
+                sets: distinct(&utf16, &c.sets),
             })
             .collect();
         assert_eq!(from_units, expected, "{why} (UTF-16)");
@@ -237,8 +226,8 @@ fn the_shared_class_cases() {
                     open: at[1],
                     end: at[2],
                     extends: c.extends,
-                    methods: distinct_names(bytes, &c.methods),
-                    sets: distinct_names(bytes, &c.sets),
+                    methods: distinct(bytes, &c.methods),
+                    sets: distinct(bytes, &c.sets),
                 }
             })
             .collect();
