@@ -4,7 +4,8 @@
 // the ways a hand-kept tokenizer gets wrong - cut short, a stray quote,
 // slash, backtick or brace put anywhere - both where the mutant still lexes
 // (the same classes, offsets and names) and where it does not (both refuse
-// it). Bounded by count: FILES files sampled from node_modules by the seed,
+// it, for the same reason: the addon's lexFailure() names it as the
+// JavaScript's LexError does). Bounded by count: FILES files sampled from node_modules by the seed,
 // MUTANTS mutants of each. Seed it otherwise with
 // MCP_ORDERED_DISPATCH_MUTATION_SEED=<n> to look further.
 import { test } from 'node:test';
@@ -90,7 +91,7 @@ function reference(text) {
   return { classes, failure: undefined };
 }
 
-test(`seeded mutants of real files (seed ${SEED}): both locate steps find the same classes, and refuse the same sources`, (t) => {
+test(`seeded mutants of real files (seed ${SEED}): both locate steps find the same classes, and refuse the same sources for the same reason`, (t) => {
   const random = prng(SEED); // mulberry32: the same mutants for the same seed on every machine
   const files = sample(random);
   assert.ok(files.length >= FILES / 2, `sampled ${files.length} files`);
@@ -105,6 +106,7 @@ test(`seeded mutants of real files (seed ${SEED}): both locate steps find the sa
       const where = `${path.relative(ROOT, file)}, ${how}`;
       const { classes: expected, failure } = reference(text);
       assert.deepEqual(addon.locateClasses(text, EVERY_CLASS), expected, where);
+      assert.equal(addon.lexFailure(text), failure ?? null, `${where}: the failure`);
       if (!/[\ud800-\udfff]/.test(text)) assert.deepEqual(addon.locateClasses(Buffer.from(text), EVERY_CLASS), expected, `${where} (Buffer)`);
       if (failure === undefined) {
         lexed++;

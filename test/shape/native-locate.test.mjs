@@ -87,6 +87,7 @@ test('native and JavaScript locate steps agree on every module under node_module
 
 test('the shared cases (test/shape/cases.json and every entry of lib/shape/grammar.cjs): the addon finds what the JavaScript finds', () => {
   const sources = [...CASES.tokens, ...CASES.unlexed, ...CASES.classes].map((c) => c.source).concat(grammarCases(GRAMMAR).map(([source]) => source));
+  for (const { source, error } of CASES.unlexed) assert.equal(addon.lexFailure(source), error, JSON.stringify(source));
   for (const source of sources) {
     const expected = jsClasses(source);
     assert.deepEqual(addon.locateClasses(source, EVERY_CLASS), expected, JSON.stringify(source));

@@ -13,7 +13,7 @@ pub mod tokens;
 mod tests;
 
 use classes::{ClassTracker, RawClass};
-use tokens::Unit;
+use tokens::{LexError, Sink, Token, Unit};
 
 /// Members a class body must all have: method names and names it sets.
 #[derive(Debug, Clone, Default)]
@@ -44,6 +44,18 @@ pub fn locate_classes<T: Unit>(text: &[T]) -> Option<Vec<RawClass>> {
     let mut tracker = ClassTracker::default();
     tokens::tokenize(text, &mut tracker).ok()?;
     Some(tracker.classes)
+}
+
+/// Why `text` (UTF-16 code units or UTF-8 bytes) does not lex as JavaScript,
+/// or `None` when it does: what the tests hold both tokenizers to.
+pub fn lex_error<T: Unit>(text: &[T]) -> Option<LexError> {
+    /// A sink that keeps nothing: only whether the text lexes counts.
+    struct Nothing;
+    impl<T: Unit> Sink<T> for Nothing {
+        fn token(&mut self, _: &[T], _: Token, _: usize) {}
+        fn substitution_end(&mut self, _: bool) {}
+    }
+    tokens::tokenize(text, &mut Nothing).err()
 }
 
 /// The classes of `text` without `extends` that have all the members of at
