@@ -9,7 +9,15 @@
 //      (a 2.x client app bundled by esbuild together with typescript):
 //      stock, --import of an empty file (Node's own cost of the flag), and
 //      under --import register with a cold cache (a new cache directory per
-//      run) and a warm one, and --require register warm. Median of RUNS runs each.
+//      run) and a warm one, and --require register warm. Median of RUNS runs each,
+//      wall time, and for register cold and warm the CPU time too (a preload
+//      in every run reads it as the process exits);
+//   4. where a cold first run's time goes: each step of the rewrite of a
+//      module not in the cache (lib/shape/reach.cjs's withBlocks), timed in a
+//      fresh process: the hash and the addon's load (a warm run pays them
+//      too), the locate step, the proof of each changed class, the whole
+//      module compiled (the proof a CommonJS module takes), and beside them
+//      Node's own compile of the same module.
 //
 // The prefilter's floor is one Buffer.indexOf of its longest marker over the
 // same files: what any check that looks at a module's bytes at all pays.
@@ -117,13 +125,54 @@ try {
   }
   const [jsMb, stringMb, bufferMb] = [median(locate.js), median(locate.string), median(locate.buffer)];
 
-  const run = (args, cacheDir) => {
-    const env = { ...process.env, MCP_ORDERED_DISPATCH_CACHE_DIR: cacheDir };
+  // Where a cold first run's time goes: what lib/shape/reach.cjs's withBlocks
+  // does for a module not in the cache, each step timed, in a fresh process.
+  const lib = (file) => JSON.stringify(path.join(ROOT, 'lib', file));
+  const stepsChild = [
+    "const fs = require('node:fs');",
+    `const cache = require(${lib('shape/cache.cjs')});`,
+    `const { sdkClassesIn } = require(${lib('shape/sdk-classes.cjs')});`,
+    `const { insertBlocks, verifyBlocks } = require(${lib('shape/blocks.cjs')});`,
+    'const file = process.argv[1];',
+    "const text = fs.readFileSync(file, 'utf8');",
+    'const ms = {};',
+    'let t = performance.now();',
+    'const lap = (step) => { const now = performance.now(); ms[step] = now - t; t = now; };',
+    'cache.keyOf(text); lap("hash");',
+    `require(${lib('native/addon.cjs')}).load(); lap("addon");`,
+    'const found = sdkClassesIn(text); lap("locate");',
+    'const at = found.map((c) => [c.open, c.kind, c.generation]);',
+    "const changed = insertBlocks(text, at, '__bench', file); lap('insert');",
+    "if (!verifyBlocks(found, changed, at, '__bench', file, 'module')) throw new Error('the classes failed the proof');",
+    'lap("classes");',
+    "if (!verifyBlocks(found, changed, at, '__bench', file, 'commonjs')) throw new Error('the module failed the proof');",
+    'lap("module");',
+    "require('node:vm').compileFunction(changed, ['exports', 'require', 'module', '__filename', '__dirname'], { filename: file });",
+    'lap("node");',
+    'console.log(JSON.stringify(ms));',
+  ].join('\n');
+  const steps = [];
+  for (let i = 0; i < RUNS; i++) {
+    const r = spawnSync(process.execPath, ['-e', stepsChild, bundle], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`the cold steps failed: ${r.stderr}`);
+    steps.push(JSON.parse(r.stdout));
+  }
+  const step = (name) => median(steps.map((s) => s[name]));
+
+  // Each run's CPU time (all its threads), written by a preload as it exits:
+  // on a loaded machine it moves far less than the wall time.
+  const cpuPreload = path.join(dir, 'cpu.cjs');
+  const cpuFile = path.join(dir, 'cpu.txt');
+  fs.writeFileSync(cpuPreload, "process.on('exit', () => { const u = process.cpuUsage(); require('node:fs').writeFileSync(process.env.MCP_OD_BENCH_CPU, String((u.user + u.system) / 1000)); });\n");
+  const cpu = { cold: [], warm: [] };
+  const run = (args, cacheDir, cpuTimes) => {
+    const env = { ...process.env, MCP_ORDERED_DISPATCH_CACHE_DIR: cacheDir, MCP_OD_BENCH_CPU: cpuFile };
     delete env.NODE_OPTIONS;
     const t = process.hrtime.bigint();
-    const r = spawnSync(process.execPath, [...args, bundle], { env, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['--require', cpuPreload, ...args, bundle], { env, encoding: 'utf8' });
     const ms = Number(process.hrtime.bigint() - t) / 1e6;
     if (r.status !== 0 || r.stderr !== '') throw new Error(`run failed: ${r.stderr}`);
+    cpuTimes?.push(Number(fs.readFileSync(cpuFile, 'utf8')));
     return ms;
   };
   const register = ['--import', path.join(ROOT, 'register.mjs')];
@@ -142,8 +191,8 @@ try {
   for (let i = 0; i < RUNS; i++) {
     stock.push(run([], path.join(dir, 'unused')));
     importEmpty.push(run(['--import', empty], path.join(dir, 'unused')));
-    cold.push(run(register, path.join(dir, `cold-${i}`)));
-    warm.push(run(register, warmDir));
+    cold.push(run(register, path.join(dir, `cold-${i}`), cpu.cold));
+    warm.push(run(register, warmDir, cpu.warm));
     requireWarm.push(run(requireRegister, warmDir));
   }
   rows.push(
@@ -157,6 +206,9 @@ try {
     ['startup, register, cold cache', `${median(cold).toFixed(0)} ms`, `x${(median(cold) / median(stock)).toFixed(2)} of stock`],
     ['startup, register, warm cache', `${median(warm).toFixed(0)} ms`, `x${(median(warm) / median(stock)).toFixed(2)} of stock, x${(median(warm) / median(importEmpty)).toFixed(2)} of --import empty`],
     ['startup, --require register, warm cache', `${median(requireWarm).toFixed(0)} ms`, `x${(median(requireWarm) / median(stock)).toFixed(2)} of stock`],
+    ['startup, register, cold over warm', `${(median(cold) - median(warm)).toFixed(0)} ms`, `cold x${(median(cold) / median(warm)).toFixed(2)} of warm`],
+    ['CPU time, register, cold cache / warm cache', `${median(cpu.cold).toFixed(0)} / ${median(cpu.warm).toFixed(0)} ms`, `cold x${(median(cpu.cold) / median(cpu.warm)).toFixed(2)} of warm (all threads of the process; the wall-time rows move more on a loaded machine)`],
+    ['cold first run, by step (fresh process)', `${(step('locate') + step('insert') + step('classes') + step('module')).toFixed(0)} ms`, `locate ${step('locate').toFixed(0)}, insert ${step('insert').toFixed(1)}, proof of each class ${step('classes').toFixed(0)}, whole module compiled (the CommonJS proof) ${step('module').toFixed(0)} ms; warm pays too: hash ${step('hash').toFixed(0)}, addon ${step('addon').toFixed(0)} ms; Node's own compile of the same module (vm.compileFunction) ${step('node').toFixed(0)} ms; median of ${RUNS}`],
   );
   json.push(
     { row: `prefilter, ms per MB of module source (${files.length} files, ${mb.toFixed(1)} MB of typescript + webpack; ${passed} passed), against one Buffer.indexOf of its longest marker`, stock: floorMs / mb, patched: bufferMs / mb, unit: 'ms/MB', lowerIsBetter: true, baseline: 'one indexOf' },
@@ -164,6 +216,8 @@ try {
     { row: `startup of a ${bundleMb.toFixed(1)} MB bundle holding the 2.x SDK (esbuild, cjs), --import register, cold cache (median of ${RUNS})`, stock: median(stock), patched: median(cold), unit: 'ms', lowerIsBetter: true, note: `locate step ${stringMb.toFixed(1)} ms/MB (Rust), ${jsMb.toFixed(1)} ms/MB (JavaScript)` },
     { row: `same bundle, --import register, warm cache`, stock: median(stock), patched: median(warm), unit: 'ms', lowerIsBetter: true, note: `--import of an empty file: ${median(importEmpty).toFixed(0)} ms (Node's own cost of the flag for a CommonJS main)` },
     { row: `same bundle, --require register, warm cache`, stock: median(stock), patched: median(requireWarm), unit: 'ms', lowerIsBetter: true },
+    { row: `same bundle, --import register: CPU time, cold cache against warm (all threads)`, stock: median(cpu.warm), patched: median(cpu.cold), unit: 'ms', lowerIsBetter: true, baseline: 'warm cache' },
+    { row: `same bundle, --import register: cold cache against warm`, stock: median(warm), patched: median(cold), unit: 'ms', lowerIsBetter: true, baseline: 'warm cache', note: `cold first run by step: locate ${step('locate').toFixed(0)}, proof of each class ${step('classes').toFixed(0)}, whole module compiled ${step('module').toFixed(0)} ms (Node's own compile: ${step('node').toFixed(0)} ms)` },
   );
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });

@@ -11,8 +11,6 @@
 // block does nothing.
 // Dependency-free: it also runs on a module.register() loader thread.
 
-const { locateClasses } = require('./classes.cjs');
-
 /** Non-ASCII as \u escapes, so the inserted text is plain ASCII whatever the path. */
 function asciiJson(value) {
   return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
@@ -40,7 +38,8 @@ function insertBlocks(text, at, global, file) {
  * of tokens ending in `}`, put right after a class body's `{`: after either
  * brace the tokenizer reads what follows alike (a `/` starts a regular
  * expression after both), so the rest of the module lexes as it did, and
- * what is left to prove is each changed class itself: lexed on its own, it
+ * what is left to prove is each changed class itself: lexed on its own (by
+ * the same locate step as the text, lib/shape/sdk-classes.cjs), it
  * must be one class with the same members and the block as its first
  * element, and it must compile in V8 as a class expression (compiled, not
  * run). A CommonJS module must also compile whole, as Node will wrap it (V8
@@ -48,6 +47,7 @@ function insertBlocks(text, at, global, file) {
  */
 function verifyBlocks(found, changed, at, global, file, format) {
   const vm = require('node:vm');
+  const { classesIn } = require('./sdk-classes.cjs');
   const byOpen = new Map(found.map((cls) => [cls.open, cls]));
   let shift = 0;
   for (const [offset, kind, generation] of at) {
@@ -56,9 +56,10 @@ function verifyBlocks(found, changed, at, global, file, format) {
     if (cls === undefined || cls.end < 0) return false;
     const text = changed.slice(cls.start + shift, cls.end + shift + inserted.length);
     shift += inserted.length;
-    const top = locateClasses(text)?.[0];
-    if (top === undefined || top.start !== 0 || top.end !== text.length || top.extends) return false;
-    if (top.methods.size !== cls.methods.size || top.sets.size !== cls.sets.size) return false;
+    // (A class with `extends` is not among them: the first then starts later, or there is none.)
+    const top = classesIn(text)?.[0];
+    if (top === undefined || top.start !== 0 || top.end !== text.length) return false;
+    if (top.methods.length !== cls.methods.size || top.sets.length !== cls.sets.size) return false;
     if (!text.startsWith(inserted, top.open)) return false;
     try {
       new vm.Script(`(${text})`);

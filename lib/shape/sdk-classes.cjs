@@ -74,6 +74,31 @@ function nativeAddon() {
   return native;
 }
 
+/** A shape every class has: the addon then returns every class without `extends`. */
+const EVERY_CLASS = [{ methods: [], sets: [] }];
+
+/**
+ * Every class of `text` (a string) without `extends`, in source order:
+ * [{ start, open, end, methods, sets }] (names each once, in order), by the
+ * addon when it loads (but where a name holds U+FFFD, as sdkClassesIn()),
+ * else by the JavaScript; undefined when `text` does not lex. What
+ * lib/shape/blocks.cjs's proof lexes each changed class with.
+ */
+function classesIn(text) {
+  const addon = nativeAddon();
+  if (addon !== null) {
+    try {
+      const classes = addon.locateClasses(text, EVERY_CLASS);
+      if (classes === null) return undefined;
+      if (!classes.some(namesReplacement)) return classes;
+    } catch {
+      // An addon older than this file, or an internal error: the reference below.
+    }
+  }
+  const classes = require('./classes.cjs').locateClasses(text);
+  return classes?.filter((c) => !c.extends).map(({ start, open, end, methods, sets }) => ({ start, open, end, methods: [...methods], sets: [...sets] }));
+}
+
 /**
  * The SDK classes `text` (a string, or a Buffer of UTF-8) defines, in source
  * order: [{ start, open, end, methods, sets, kind: 'protocol' | 'stdio',
@@ -94,4 +119,4 @@ function sdkClassesIn(text) {
   return jsSdkClassesIn(typeof text === 'string' ? text : text.toString('utf8'));
 }
 
-module.exports = { sdkClassesIn, jsSdkClassesIn, nativeSdkClassesIn };
+module.exports = { sdkClassesIn, classesIn, jsSdkClassesIn, nativeSdkClassesIn };

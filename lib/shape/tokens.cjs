@@ -5,26 +5,17 @@
 // expressions (told from division by the token before them), numbers,
 // names, private names and punctuators are handed on, one call each, to a
 // sink (lib/shape/classes.cjs's class tracker). It knows nothing of classes.
-// Dependency-free: it also runs on a module.register() loader thread.
+// Dependency-free but for its lists: it also runs on a module.register()
+// loader thread.
 
-/** Keywords whose parenthesized head a statement follows: after its `)` a `/` starts a regular expression. */
-const CONTROL_HEADS = new Set(['if', 'while', 'for', 'with']);
-/** Keywords after which a `/` starts a regular expression literal. */
-const REGEX_AFTER_WORD = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw', 'case', 'do', 'else', 'yield', 'await', 'extends']);
-/**
- * Punctuators after which a `/` is division. After a `}` it starts a regular
- * expression: a block or body ended and a statement begins (a template
- * substitution's `}` is the template's, and an object literal is not divided).
- */
-const DIVISION_AFTER_PUNCT = new Set([')', ']', '++', '--']);
-/** Punctuators, longest first within each first character. */
-const PUNCTUATORS = [
-  '>>>=', '...', '===', '!==', '**=', '<<=', '>>=', '>>>', '&&=', '||=', '??=',
-  '=>', '==', '!=', '<=', '>=', '&&', '||', '??', '?.', '++', '--', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=', '**', '<<', '>>',
-  '{', '}', '(', ')', '[', ']', ';', ',', '<', '>', '+', '-', '*', '/', '%', '&', '|', '^', '!', '~', '?', ':', '=', '.', '@', '#',
-];
+// Its punctuators and keyword lists: lib/shape/grammar.cjs, which the Rust
+// tokenizer's tables are generated from.
+const GRAMMAR = require('./grammar.cjs');
+const CONTROL_HEADS = new Set(GRAMMAR.controlHeads);
+const REGEX_AFTER_WORD = new Set(GRAMMAR.regexAfterWord);
+const DIVISION_AFTER_PUNCT = new Set(GRAMMAR.divisionAfterPunct);
 const PUNCT_BY_FIRST = new Map();
-for (const p of PUNCTUATORS) {
+for (const p of GRAMMAR.punctuators) {
   const list = PUNCT_BY_FIRST.get(p.charCodeAt(0)) ?? [];
   list.push(p);
   PUNCT_BY_FIRST.set(p.charCodeAt(0), list);
@@ -58,7 +49,12 @@ function isDigit(c) {
   return c >= 48 && c <= 57;
 }
 
-/** The source does not lex as JavaScript: nothing in it is to be trusted. */
+/**
+ * The source does not lex as JavaScript: nothing in it is to be trusted. Its
+ * message is the kind (the Rust tokenizer's `LexError` names the same):
+ * 'unbalanced', 'unexpected character', or 'unterminated ' and 'comment',
+ * 'regex', 'string' or 'template'.
+ */
 class LexError extends Error {}
 
 /**
@@ -285,7 +281,7 @@ class Tokenizer {
 
   punctuator(i, c) {
     const list = PUNCT_BY_FIRST.get(c);
-    if (list === undefined) throw new LexError(`unexpected character ${c}`);
+    if (list === undefined) throw new LexError('unexpected character');
     let p = list[list.length - 1];
     for (const candidate of list) {
       if (this.src.startsWith(candidate, i)) {

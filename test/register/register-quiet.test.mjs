@@ -9,7 +9,9 @@
 //     where it does not (checked with a spy preloaded before register);
 //   - a process that never loads the SDK loads neither the addon nor the
 //     patcher nor SDK discovery; one that loads the SDK loads the stdio
-//     readers only when a transport starts, and SDK discovery not at all.
+//     readers only when a transport starts, and SDK discovery not at all;
+//   - an SDK class found by shape is located by the addon (the JavaScript
+//     tokenizer never loads), and from the cache without the locate step.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -46,6 +48,24 @@ const SDK_APP_ESM = `
   const { Protocol: P1c } = require('@modelcontextprotocol/sdk/shared/protocol.js');
   console.log(JSON.stringify({ app: 'ran', patched: [isPatched(P1), isPatched(P2), isPatched(P1c), isStdioPatched(T1), isStdioPatched(T2)], cjs: typeof cjs.Client }));
 `;
+
+/**
+ * An ES module spy, imported after register, that prints the files of lib/
+ * in the require cache as the process exits (itself never in that cache; a
+ * CommonJS preload would be, and register looks at what was required before it).
+ */
+function writeSpy(dir) {
+  const spy = path.join(dir, 'spy.mjs');
+  fs.writeFileSync(
+    spy,
+    `import path from 'node:path';
+     import { createRequire } from 'node:module';
+     const require = createRequire(import.meta.url);
+     const lib = ${JSON.stringify(path.join(root, 'lib'))};
+     process.on('exit', () => console.log(JSON.stringify(Object.keys(require.cache).filter((f) => f.startsWith(lib)).map((f) => path.relative(lib, f)).sort())));\n`,
+  );
+  return spy;
+}
 
 const REGISTER_FLAGS = [
   ['--import', 'mcp-ordered-dispatch/register'],
@@ -118,15 +138,7 @@ test(`node ${process.version}: a process with register that never loads the SDK 
   // a CommonJS preload would be, and register looks at what was required before it).
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-cache-'));
   try {
-    const spy = path.join(dir, 'spy.mjs');
-    fs.writeFileSync(
-      spy,
-      `import path from 'node:path';
-       import { createRequire } from 'node:module';
-       const require = createRequire(import.meta.url);
-       const lib = ${JSON.stringify(path.join(root, 'lib'))};
-       process.on('exit', () => console.log(JSON.stringify(Object.keys(require.cache).filter((f) => f.startsWith(lib)).map((f) => path.relative(lib, f)).sort())));\n`,
-    );
+    const spy = writeSpy(dir);
     for (const [flag, entry] of REGISTER_FLAGS) {
       // Requires nothing after register: register's own entry is all.
       const bare = await runCommand(node, [flag, entry, '--import', spy, '-e', '0'], { cwd: root, env: cleanEnv() });
@@ -216,19 +228,39 @@ test('the Vitest worker global is named alike by register.mjs (lib/register/inst
   assert.equal(sandboxed.VITEST_WORKER, VITEST_WORKER);
 });
 
+test(`node ${process.version}: a module holding an SDK class by shape is located by the addon: the JavaScript tokenizer never loads, and from the cache neither does the locate step`, async () => {
+  // ARCHITECTURE.md's "What loads when": the search by shape's files, as the
+  // process exits, with a cold cache and then a warm one (a CommonJS module:
+  // its hook runs on the main thread on every line).
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-located-'));
+  try {
+    const spy = writeSpy(dir);
+    // A bundled Protocol as esbuild leaves it: a renamed class, known by its members.
+    fs.writeFileSync(path.join(dir, 'bundle.cjs'), 'var Ao = class {constructor(){this._progressHandlers=new Map}_onnotification(e){}_onresponse(e){}_onrequest(e,t){}};\nmodule.exports = Ao;\n');
+    // (Its members alone: the patcher then refuses it with a warning; that its text was changed is what counts here.)
+    const app = `const Ao = require(${JSON.stringify(path.join(dir, 'bundle.cjs'))}); console.log(JSON.stringify(String(Ao).startsWith('class {static{')));`;
+    for (const [flag, entry] of REGISTER_FLAGS) {
+      const env = cleanEnv({ MCP_ORDERED_DISPATCH_CACHE_DIR: path.join(dir, `cache${flag}`) });
+      for (const [run, expected] of [['cold', ['shape/blocks.cjs', 'shape/cache.cjs', 'shape/reach.cjs', 'shape/sdk-classes.cjs']], ['warm', ['shape/blocks.cjs', 'shape/cache.cjs', 'shape/reach.cjs']]]) {
+        const r = await runCommand(node, [flag, entry, '--import', spy, '-e', app], { cwd: root, env });
+        assert.equal(r.code, 0, show(r));
+        const [changed, loadedLine] = r.stdout.trim().split('\n').slice(-2);
+        assert.equal(changed, 'true', `${flag}, ${run}: the class got its block: ${show(r)}`);
+        const loaded = JSON.parse(loadedLine);
+        assert.deepEqual(loaded.filter((f) => f.startsWith('shape/')), expected, `${flag}, ${run}: ${loaded}`);
+        if (run === 'cold') assert.ok(loaded.includes('native/addon.cjs'), `${flag}: the addon located it: ${loaded}`);
+      }
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test(`node ${process.version}: a process loading large packages without the SDK pays only the prefilter: the locate step never loads`, async () => {
   // What of lib/ is cached as the process exits, as above; the packages go through the load hooks (CommonJS and ES modules).
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-prefilter-'));
   try {
-    const spy = path.join(dir, 'spy.mjs');
-    fs.writeFileSync(
-      spy,
-      `import path from 'node:path';
-       import { createRequire } from 'node:module';
-       const require = createRequire(import.meta.url);
-       const lib = ${JSON.stringify(path.join(root, 'lib'))};
-       process.on('exit', () => console.log(JSON.stringify(Object.keys(require.cache).filter((f) => f.startsWith(lib)).map((f) => path.relative(lib, f)).sort())));\n`,
-    );
+    const spy = writeSpy(dir);
     const app = "require('typescript'); require('zod'); require('ajv'); await import('rollup'); await import('webpack');";
     for (const [flag, entry] of REGISTER_FLAGS) {
       const r = await runCommand(node, [flag, entry, '--import', spy, '--input-type=module', '-e', `import { createRequire } from 'node:module'; const require = createRequire(process.cwd() + '/x.js'); ${app}`], { cwd: root, env: cleanEnv() });

@@ -6,13 +6,15 @@
 // method and set names, in order - and sdkClassesIn() must give the same SDK
 // records either way. Then the cases only a byte-level reading can get
 // wrong: non-ASCII text (offsets in UTF-16 units), a Buffer with invalid
-// UTF-8, a string with a lone surrogate, and sources that do not lex.
+// UTF-8, a string with a lone surrogate, and sources that do not lex; and
+// the shared cases (test/shape/cases.json) the Rust tests run too.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { CASES, GRAMMAR, grammarCases } from './cases.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -83,6 +85,16 @@ test('native and JavaScript locate steps agree on every module under node_module
   assert.ok(files > 1000 && sdk >= 4, `compared ${files} files, ${sdk} SDK classes`);
 });
 
+test('the shared cases (test/shape/cases.json and every entry of lib/shape/grammar.cjs): the addon finds what the JavaScript finds', () => {
+  const sources = [...CASES.tokens, ...CASES.unlexed, ...CASES.classes].map((c) => c.source).concat(grammarCases(GRAMMAR).map(([source]) => source));
+  for (const { source, error } of CASES.unlexed) assert.equal(addon.lexFailure(source), error, JSON.stringify(source));
+  for (const source of sources) {
+    const expected = jsClasses(source);
+    assert.deepEqual(addon.locateClasses(source, EVERY_CLASS), expected, JSON.stringify(source));
+    assert.deepEqual(addon.locateClasses(Buffer.from(source), EVERY_CLASS), expected, `${JSON.stringify(source)} (Buffer)`);
+  }
+});
+
 test('non-ASCII text, invalid UTF-8, lone surrogates and sources that do not lex', () => {
   const body = '{constructor(){this._progressHandlers=new Map}_onnotification(e){}_onresponse(e){}_onrequest(e,t){}}';
   // Two- and four-byte characters before, in and around the class: offsets are UTF-16 indices.
@@ -99,7 +111,7 @@ test('non-ASCII text, invalid UTF-8, lone surrogates and sources that do not lex
   const lone = `var P = class ${body.replace('{constructor', '{a\ud800(){}a\udc00(){}constructor')};`;
   assert.equal(jsSdkClassesIn(lone)[0].methods.size, 6);
   assert.deepEqual(plain(sdkClassesIn(lone)), plain(jsSdkClassesIn(lone)));
-  for (const bad of ['"open', '`open ${', '/* open', 'x = /open', '{ ( }', ')', 'a \u0001 b', `var P = class ${body}}`]) {
+  for (const bad of [...CASES.unlexed.map((c) => c.source), `var P = class ${body}}`]) {
     assert.equal(addon.locateClasses(bad, EVERY_CLASS), null, JSON.stringify(bad));
     assert.equal(sdkClassesIn(bad), undefined, JSON.stringify(bad));
   }

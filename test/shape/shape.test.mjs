@@ -1,5 +1,7 @@
 // The search by shape on its own (lib/shape/): the tokenizer tells code from
-// what only looks like code, the class tracker reads class bodies, one
+// what only looks like code, the class tracker reads class bodies (both over
+// the cases the Rust tests read too: test/shape/cases.json, and every entry
+// of lib/shape/grammar.cjs), one
 // sdkClassesIn() names the SDK classes of real SDK builds and of a minified
 // bundle, and reachSource() keeps every rewrite gate.
 import { test, before, after } from 'node:test';
@@ -9,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { CASES, GRAMMAR, grammarCases } from './cases.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -35,47 +38,29 @@ function tokensOf(src) {
   return out;
 }
 
-test('tokens: a / after a value divides, after an operator, a keyword or a control head it starts a regular expression', () => {
-  assert.deepEqual(tokensOf('a / b / c'), ['id:a', 'punct:/', 'id:b', 'punct:/', 'id:c']);
-  assert.deepEqual(tokensOf('x = /}{/g'), ['id:x', 'punct:=', 'regex']);
-  assert.deepEqual(tokensOf('return /"/.test(s)'), ['id:return', 'regex', 'punct:.', 'id:test', 'punct:(', 'id:s', 'punct:)']);
-  assert.deepEqual(tokensOf('if (x) /a/.exec(y)').slice(0, 5), ['id:if', 'punct:(', 'id:x', 'punct:)head', 'regex']);
-  assert.deepEqual(tokensOf('o.if (x) / 2').slice(0, 7), ['id:o', 'punct:.', 'id:if', 'punct:(', 'id:x', 'punct:)', 'punct:/'], 'a property named if heads nothing');
-  assert.deepEqual(tokensOf('a.return / 2'), ['id:a', 'punct:.', 'id:return', 'punct:/', 'num:2']);
-  assert.deepEqual(tokensOf('(a) / 2'), ['punct:(', 'id:a', 'punct:)', 'punct:/', 'num:2']);
+test('tokens: the shared cases (test/shape/cases.json, which the Rust tokenizer runs too)', () => {
+  for (const { why, source, tokens } of CASES.tokens) assert.deepEqual(tokensOf(source), tokens, `${why}: ${JSON.stringify(source)}`);
 });
 
-test('tokens: strings, comments and template literals hide braces; substitutions nest', () => {
-  assert.deepEqual(tokensOf('"{" + \'}\' // }\n/* { */ x'), ['str:{', 'punct:+', 'str:}', 'id:x']);
-  assert.deepEqual(tokensOf('`a${b + `c${ {d} }e`}f`'), ['punct:${', 'id:b', 'punct:+', 'punct:${', 'punct:{', 'id:d', 'punct:}', '}`', '}`']);
-  assert.deepEqual(tokensOf('`${a}${b}`'), ['punct:${', 'id:a', '}${', 'id:b', '}`']);
-  assert.deepEqual(tokensOf('#!/usr/bin/env node\nx'), ['id:x']);
-  assert.deepEqual(tokensOf('1e+5 0xe+5 .5 a?.5:1'), ['num:1e+5', 'num:0xe', 'punct:+', 'num:5', 'num:.5', 'id:a', 'punct:?', 'num:.5', 'punct::', 'num:1']);
-  assert.deepEqual(tokensOf('this.#p = 1'), ['id:this', 'punct:.', 'private:#p', 'punct:=', 'num:1']);
+test('tokens: every punctuator and keyword of lib/shape/grammar.cjs, as the Rust tests run them', () => {
+  const cases = grammarCases(GRAMMAR);
+  assert.ok(cases.length > 2 * GRAMMAR.punctuators.length, `${cases.length} cases`);
+  for (const [source, tokens] of cases) assert.deepEqual(tokensOf(source), tokens, JSON.stringify(source));
 });
 
-test('tokens: a source that does not lex throws a LexError, never anything else', () => {
-  for (const bad of ['"open', '`open ${', '/* open', 'x = /open', '{ ( }', ')', 'a \u0001 b']) {
-    assert.throws(() => tokensOf(bad), LexError, JSON.stringify(bad));
-    assert.equal(locateClasses(bad), undefined);
+test('tokens: a source that does not lex throws a LexError of its kind, never anything else', () => {
+  for (const { why, source, error } of CASES.unlexed) {
+    assert.throws(() => tokensOf(source), (e) => e instanceof LexError && e.message === error, `${why}: ${JSON.stringify(source)}`);
+    assert.equal(locateClasses(source), undefined);
   }
 });
 
-test('classes: bodies, names, extends, methods, fields, this-sets and define-helper sets', () => {
-  const src = [
-    'class A extends B { static x = 1; #p; get g() { return 1 } static { this.s = 1 } m(a) { this.q = a; f(this, "r", 2); } [k]() {} y\n z }',
-    'const o = { class: 1 }; x.class; var C = class { n() {} };',
-    'class D { v = `${"}"}`; w() { return class E { e() {} } } }',
-  ].join('\n');
-  const classes = locateClasses(src);
-  const shape = (c) => ({ name: c.name, extends: c.extends, methods: [...c.methods].sort(), fields: [...c.fields].sort(), sets: [...c.sets].sort(), body: src.slice(c.open - 1, c.open) + src.slice(c.end - 1, c.end) });
-  assert.deepEqual(classes.map(shape), [
-    // (a last field without `;` before `}`, z, is not needed: the SDK's fields are read from their sets)
-    { name: 'A', extends: true, methods: ['g', 'm'], fields: ['#p', 'x', 'y'], sets: ['q', 'r', 's', 'x'], body: '{}' },
-    { name: null, extends: false, methods: ['n'], fields: [], sets: [], body: '{}' },
-    { name: 'D', extends: false, methods: ['w'], fields: ['v'], sets: ['v'], body: '{}' },
-    { name: 'E', extends: false, methods: ['e'], fields: [], sets: [], body: '{}' },
-  ]);
+test('classes: bodies, names, extends, methods, fields, this-sets and define-helper sets (the shared cases)', () => {
+  for (const { why, source, classes } of CASES.classes) {
+    const found = locateClasses(source).map((c) => ({ start: c.start, open: c.open, end: c.end, name: c.name, extends: c.extends, methods: [...c.methods], fields: [...c.fields], sets: [...c.sets] }));
+    assert.deepEqual(found, classes, why);
+    for (const c of found) assert.equal(source[c.open - 1] + source[c.end - 1], '{}', why);
+  }
 });
 
 const SDK_FILES = [

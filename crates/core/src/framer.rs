@@ -52,6 +52,7 @@ use std::fmt;
 use std::borrow::Cow;
 
 use super::classify::{classify, Classification, Profile};
+use super::transcode::utf16_len;
 
 /// The SDK's `STDIO_DEFAULT_MAX_BUFFER_SIZE`: 10 MiB.
 pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 10 * 1024 * 1024;
@@ -535,33 +536,6 @@ impl Framer {
     }
 }
 
-/// UTF-16 length of valid UTF-8: one unit per character, two for those
-/// outside the BMP (4-byte sequences).
-pub fn utf16_len(s: &str) -> usize {
-    if s.is_ascii() {
-        return s.len();
-    }
-    // Eight bytes at a time: continuation bytes (0b10xxxxxx) add no unit,
-    // 4-byte leaders (0b11110xxx) add one more; each is a bit pattern of
-    // the byte's top bits, counted with popcount.
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let b = s.as_bytes();
-    let mut words = b.chunks_exact(8);
-    let (mut continuation, mut four) = (0usize, 0usize);
-    for w in &mut words {
-        let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
-        // Bit 7 of each byte, and its bits 6, 5, 4 moved up to bit 7.
-        let (b6, b5, b4) = (w << 1, w << 2, w << 3);
-        continuation += (w & !b6 & HIGH).count_ones() as usize;
-        four += (w & b6 & b5 & b4 & HIGH).count_ones() as usize;
-    }
-    for &x in words.remainder() {
-        continuation += usize::from((x as i8) < -64);
-        four += usize::from(x >= 0xF0);
-    }
-    b.len() - continuation + four
-}
-
 fn process_line<S: FrameSink + ?Sized>(
     options: &FramerOptions,
     bytes: &[u8],
@@ -603,7 +577,7 @@ fn process_line<S: FrameSink + ?Sized>(
     if line.span.is_some() {
         // Only lines inside the chunk share a string with their neighbours
         // and need their UTF-16 offsets (of the decoded text).
-        line.utf16_len = Some(utf16_len(text));
+        line.utf16_len = Some(utf16_len(text.as_bytes()));
     }
     if is_blank(bytes) {
         let outcome = match options.blank_lines {

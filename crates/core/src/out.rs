@@ -22,8 +22,8 @@ use crate::boundary::{
     CODE_NOT_IN_BOTH, CODE_SCHEMA_STRIPS, ENTRY_CODE, ENTRY_END, ENTRY_SIZE, ENTRY_SLOT,
     ENTRY_START, OUT_BATCH, OUT_VALUES,
 };
-use crate::framer::{utf16_len, FrameError, Line, Message};
-use crate::transcode::{escape_non_ascii, transcode, JsText};
+use crate::framer::{FrameError, Line, Message};
+use crate::transcode::{escape_non_ascii, transcode, utf16_len, JsText};
 
 /// A line assembled across chunks larger than this gets a string of its own
 /// rather than a copy into the batch (by [`OutWriter::message`]).
@@ -167,7 +167,9 @@ impl<V> OutWriter<V> {
     /// Writes a message of `line` into the batch (its entry's range in UTF-16
     /// units) and returns its bytes in [`OutWriter::batch`].
     pub fn batch_message(&mut self, line: &Line, m: &Message<'_>) -> (usize, usize) {
-        let units = line.utf16_len.unwrap_or_else(|| utf16_len(m.text));
+        let units = line
+            .utf16_len
+            .unwrap_or_else(|| utf16_len(m.text.as_bytes()));
         self.batch
             .push(if self.batch.is_empty() { b'[' } else { b',' });
         self.batch.extend_from_slice(m.text.as_bytes());
@@ -270,7 +272,7 @@ impl<V> OutWriter<V> {
 /// A message's own text: escaped to ASCII when little of it is beyond ASCII
 /// (as a batch), else transcoded.
 fn own_text(text: &str) -> JsText<'_> {
-    let non_ascii = text.len() - utf16_len(text);
+    let non_ascii = text.len() - utf16_len(text.as_bytes());
     if non_ascii > 0 && non_ascii * ESCAPE_BELOW <= text.len() {
         let mut out = Vec::with_capacity(text.len() + non_ascii * 4);
         escape_non_ascii(text.as_bytes(), &mut out);

@@ -13,7 +13,7 @@ pub mod tokens;
 mod tests;
 
 use classes::{ClassTracker, RawClass};
-use tokens::Unit;
+use tokens::{LexError, Sink, Token, Unit};
 
 /// Members a class body must all have: method names and names it sets.
 #[derive(Debug, Clone, Default)]
@@ -44,6 +44,18 @@ pub fn locate_classes<T: Unit>(text: &[T]) -> Option<Vec<RawClass>> {
     let mut tracker = ClassTracker::default();
     tokens::tokenize(text, &mut tracker).ok()?;
     Some(tracker.classes)
+}
+
+/// Why `text` (UTF-16 code units or UTF-8 bytes) does not lex as JavaScript,
+/// or `None` when it does: what the tests hold both tokenizers to.
+pub fn lex_error<T: Unit>(text: &[T]) -> Option<LexError> {
+    /// A sink that keeps nothing: only whether the text lexes counts.
+    struct Nothing;
+    impl<T: Unit> Sink<T> for Nothing {
+        fn token(&mut self, _: &[T], _: Token, _: usize) {}
+        fn substitution_end(&mut self, _: bool) {}
+    }
+    tokens::tokenize(text, &mut Nothing).err()
 }
 
 /// The classes of `text` without `extends` that have all the members of at
@@ -120,27 +132,9 @@ pub fn utf16_offsets(text: &[u8], sorted: &[usize]) -> Vec<usize> {
     let mut at = 0usize;
     for &offset in sorted {
         let offset = offset.min(text.len()).max(at);
-        units += units_in(&text[at..offset]);
+        units += crate::transcode::utf16_len(&text[at..offset]);
         at = offset;
         out.push(units);
     }
     out
-}
-
-/// The UTF-16 length of whole UTF-8 characters: ASCII at once, else per
-/// chunk of 255 bytes in 8-bit counters (which the compiler vectorizes).
-fn units_in(bytes: &[u8]) -> usize {
-    if bytes.is_ascii() {
-        return bytes.len();
-    }
-    let mut units = 0usize;
-    for chunk in bytes.chunks(255) {
-        let (mut chars, mut astral) = (0u8, 0u8);
-        for &b in chunk {
-            chars += u8::from((b as i8) >= -0x40);
-            astral += u8::from(b >= 0xF0);
-        }
-        units += usize::from(chars) + usize::from(astral);
-    }
-    units
 }

@@ -10,7 +10,8 @@
 //!   `stdio_hub`: the one hand-over of every reader's ready pieces and the
 //!   one threadsafe function that wakes JavaScript;
 //! * `progress_tokens` — `ProgressTokens`;
-//! * `locate` — `locateClasses`, the search by shape's locate step;
+//! * `locate` — `locateClasses`, the search by shape's locate step (and
+//!   `lexFailure`, for the tests that compare it with the JavaScript);
 //!
 //! and what they share: `raw` (every raw `napi::sys` call, each behind a
 //! thin wrapper whose status is checked: the audit surface of `unsafe`),

@@ -9,7 +9,7 @@
 //! in source order: `[{ start, open, end, methods, sets }]`, offsets in
 //! UTF-16 code units (a JavaScript string's indices), names each once.
 
-use mcp_ordered_dispatch_core::shape::{locate, Shape};
+use mcp_ordered_dispatch_core::shape::{lex_error, locate, Shape};
 use napi::bindgen_prelude::{BufferSlice, Either, Utf16String};
 use napi::Result;
 use napi_derive::napi;
@@ -63,5 +63,16 @@ pub fn locate_classes(
                 })
                 .collect()
         }))
+    })
+}
+
+/// Why `text` does not lex as JavaScript, as `lib/shape/tokens.cjs`'s
+/// `LexError` words it (`'unterminated string'`, ...), or `null` when it
+/// lexes: for the tests that hold both tokenizers to the same failures
+/// (`test/shape/mutations.test.mjs`).
+#[napi(js_name = "lexFailure")]
+pub fn lex_failure(text: Utf16String) -> Result<Option<String>> {
+    guarded("lexFailure()", || {
+        Ok(lex_error(&text[..]).map(|e| e.text().to_owned()))
     })
 }

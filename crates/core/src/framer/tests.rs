@@ -403,23 +403,6 @@ fn profiles() {
 }
 
 #[test]
-fn utf16_lengths() {
-    assert_eq!(utf16_len("abc"), 3);
-    assert_eq!(utf16_len("é"), 1);
-    assert_eq!(utf16_len("€"), 1);
-    assert_eq!(utf16_len("😀"), 2);
-    assert_eq!(utf16_len("a😀é"), 4);
-    // Past the word-at-a-time loop's eight bytes, at every alignment.
-    let mixed = "déjà vu — ✓ 😀 \u{10FFFF}\u{7FF}\u{800} ascii run of some length ";
-    for start in 0..mixed.len() {
-        if let Some(s) = mixed.get(start..) {
-            let t = s.repeat(3);
-            assert_eq!(utf16_len(&t), t.encode_utf16().count(), "{t}");
-        }
-    }
-}
-
-#[test]
 fn line_spans() {
     struct Spans(Vec<Line>);
     impl FrameSink for Spans {

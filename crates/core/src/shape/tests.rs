@@ -1,10 +1,11 @@
-//! The same cases as `test/shape/shape.test.mjs`'s tokenizer and class
-//! tracker tests, plus what only the byte-level reading can get wrong:
-//! non-ASCII names and spaces, and UTF-16 offsets.
+//! The tokenizer and the class tracker over the cases the JavaScript's tests
+//! read too (`test/shape/cases.json`, and the cases every entry of
+//! `lib/shape/grammar.cjs` makes), each read as UTF-8 bytes and as UTF-16
+//! units; then the locate step's shapes and offsets.
 
-use super::classes::RawClass;
 use super::tokens::{punct_text, tokenize, Kind, LexError, Sink, Token, Unit};
-use super::{locate, locate_classes, utf16_offsets, Located, Shape};
+use super::{distinct, locate, locate_classes, utf16_offsets, Located, Shape};
+use serde_json::Value;
 
 struct Record(Vec<String>);
 
@@ -49,156 +50,196 @@ fn tokens_of(src: &str) -> Result<Vec<String>, LexError> {
     from_bytes.map(|()| bytes.0)
 }
 
-fn toks(src: &str) -> Vec<String> {
-    tokens_of(src).unwrap_or_else(|_| panic!("{src:?} lexes"))
+/// `test/shape/cases.json`: the cases `test/shape/shape.test.mjs` runs the JavaScript through.
+const CASES: &str = include_str!("../../../../test/shape/cases.json");
+/// `lib/shape/grammar.cjs`'s lists, which both tokenizers are made of (as JSON, by build.rs).
+const GRAMMAR: &str = include_str!(concat!(env!("OUT_DIR"), "/grammar.json"));
+
+fn cases(key: &str) -> Vec<Value> {
+    let all: Value = serde_json::from_str(CASES).expect("test/shape/cases.json is JSON");
+    all[key].as_array().expect("a list of cases").clone()
+}
+
+fn text<'a>(case: &'a Value, key: &str) -> &'a str {
+    case[key]
+        .as_str()
+        .unwrap_or_else(|| panic!("{key} of {case}"))
+}
+
+fn strings(value: &Value) -> Vec<String> {
+    value
+        .as_array()
+        .unwrap_or_else(|| panic!("a list: {value}"))
+        .iter()
+        .map(|v| v.as_str().expect("a string").to_owned())
+        .collect()
 }
 
 #[test]
-fn slash_divides_after_a_value_and_starts_a_regex_elsewhere() {
-    assert_eq!(
-        toks("a / b / c"),
-        ["id:a", "punct:/", "id:b", "punct:/", "id:c"]
-    );
-    assert_eq!(toks("x = /}{/g"), ["id:x", "punct:=", "regex"]);
-    assert_eq!(
-        toks("return /\"/.test(s)"),
-        [
-            "id:return",
-            "regex",
-            "punct:.",
-            "id:test",
-            "punct:(",
-            "id:s",
-            "punct:)"
-        ]
-    );
-    assert_eq!(
-        toks("if (x) /a/.exec(y)")[..5],
-        ["id:if", "punct:(", "id:x", "punct:)head", "regex"]
-    );
-    assert_eq!(
-        toks("o.if (x) / 2")[..7],
-        ["id:o", "punct:.", "id:if", "punct:(", "id:x", "punct:)", "punct:/"]
-    );
-    assert_eq!(
-        toks("a.return / 2"),
-        ["id:a", "punct:.", "id:return", "punct:/", "num:2"]
-    );
-    assert_eq!(
-        toks("(a) / 2"),
-        ["punct:(", "id:a", "punct:)", "punct:/", "num:2"]
-    );
-}
-
-#[test]
-fn strings_comments_and_templates_hide_braces() {
-    assert_eq!(
-        toks("\"{\" + '}' // }\n/* { */ x"),
-        ["str:{", "punct:+", "str:}", "id:x"]
-    );
-    assert_eq!(
-        toks("`a${b + `c${ {d} }e`}f`"),
-        ["punct:${", "id:b", "punct:+", "punct:${", "punct:{", "id:d", "punct:}", "}`", "}`"]
-    );
-    assert_eq!(
-        toks("`${a}${b}`"),
-        ["punct:${", "id:a", "}${", "id:b", "}`"]
-    );
-    assert_eq!(toks("#!/usr/bin/env node\nx"), ["id:x"]);
-    assert_eq!(
-        toks("1e+5 0xe+5 .5 a?.5:1"),
-        [
-            "num:1e+5", "num:0xe", "punct:+", "num:5", "num:.5", "id:a", "punct:?", "num:.5",
-            "punct::", "num:1"
-        ]
-    );
-    assert_eq!(
-        toks("this.#p = 1"),
-        ["id:this", "punct:.", "private:#p", "punct:=", "num:1"]
-    );
-    assert_eq!(
-        toks("a >>>= b ?? c ?. d"),
-        [
-            "id:a",
-            "punct:>>>=",
-            "id:b",
-            "punct:??",
-            "id:c",
-            "punct:?.",
-            "id:d"
-        ]
-    );
-}
-
-#[test]
-fn non_ascii_names_spaces_and_line_ends() {
-    // U+00A0 and U+3000 are spaces, U+00E9 and an astral character are name parts.
-    assert_eq!(
-        toks("caf\u{e9}\u{a0}x\u{3000}\u{1F600}y"),
-        ["id:caf\u{e9}", "id:x", "id:\u{1F600}y"]
-    );
-    // A line comment ends at U+2028, a name at U+FEFF; an escaped space stays in the name.
-    assert_eq!(toks("// c\u{2028}a\u{feff}b"), ["id:a", "id:b"]);
-    assert_eq!(toks("a\\\u{a0}b"), ["id:a\\\u{a0}b"]);
-    assert_eq!(toks("'\u{2028}'"), ["str:\u{2028}"]);
-}
-
-#[test]
-fn sources_that_do_not_lex() {
-    for bad in [
-        "\"open",
-        "`open ${",
-        "/* open",
-        "x = /open",
-        "{ ( }",
-        ")",
-        "a \u{1} b",
-        "'a\\",
-    ] {
-        assert_eq!(tokens_of(bad), Err(LexError), "{bad:?}");
-        assert_eq!(locate_classes(bad.as_bytes()), None, "{bad:?}");
-        let utf16: Vec<u16> = bad.encode_utf16().collect();
-        assert_eq!(locate_classes(&utf16), None, "{bad:?}");
+fn the_shared_token_cases() {
+    let cases = cases("tokens");
+    assert!(cases.len() > 20, "{} cases", cases.len());
+    for case in &cases {
+        let source = text(case, "source");
+        assert_eq!(
+            tokens_of(source),
+            Ok(strings(&case["tokens"])),
+            "{}: {source:?}",
+            text(case, "why")
+        );
     }
 }
 
-fn names(src: &str, ranges: &[(usize, usize)]) -> Vec<String> {
-    let mut v: Vec<String> = ranges.iter().map(|&(s, e)| src[s..e].to_owned()).collect();
-    v.sort();
-    v.dedup();
-    v
+/// The cases every punctuator and keyword of the grammar makes, by the
+/// rules of `test/shape/cases.mjs`'s `grammarCases()`.
+fn grammar_cases() -> Vec<(String, Vec<String>)> {
+    let grammar: Value =
+        serde_json::from_str(GRAMMAR).expect("lib/shape/grammar.cjs's lists are JSON");
+    let list = |key: &str| strings(&grammar[key]);
+    let own = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    let division = list("divisionAfterPunct");
+    let mut cases = Vec::new();
+    for p in list("punctuators") {
+        let punct = format!("punct:{p}");
+        cases.push((format!("a {p} b"), own(&["id:a", &punct, "id:b"])));
+        if p != "#" {
+            cases.push((format!("a{p}b"), own(&["id:a", &punct, "id:b"])));
+        }
+        if !division.contains(&p) {
+            cases.push((format!("a {p} /r/"), own(&["id:a", &punct, "regex"])));
+        }
+    }
+    for p in &division {
+        let punct = format!("punct:{p}");
+        let (source, mut tokens) = match p.as_str() {
+            ")" => (format!("(a{p} / 2"), own(&["punct:(", "id:a", &punct])),
+            "]" => (format!("[a{p} / 2"), own(&["punct:[", "id:a", &punct])),
+            _ => (format!("a{p} / 2"), own(&["id:a", &punct])),
+        };
+        tokens.extend(own(&["punct:/", "num:2"]));
+        cases.push((source, tokens));
+    }
+    for w in list("controlHeads") {
+        let id = format!("id:{w}");
+        cases.push((
+            format!("{w} (x) /r/"),
+            own(&[&id, "punct:(", "id:x", "punct:)head", "regex"]),
+        ));
+        cases.push((
+            format!("o.{w} (x) / 2"),
+            own(&[
+                "id:o", "punct:.", &id, "punct:(", "id:x", "punct:)", "punct:/", "num:2",
+            ]),
+        ));
+    }
+    for w in list("regexAfterWord") {
+        let id = format!("id:{w}");
+        cases.push((format!("{w} /r/"), own(&[&id, "regex"])));
+        cases.push((
+            format!("o.{w} / 2"),
+            own(&["id:o", "punct:.", &id, "punct:/", "num:2"]),
+        ));
+    }
+    cases
 }
 
 #[test]
-fn classes_bodies_extends_methods_and_sets() {
-    let src = [
-        "class A extends B { static x = 1; #p; get g() { return 1 } static { this.s = 1 } m(a) { this.q = a; f(this, \"r\", 2); } [k]() {} y\n z }",
-        "const o = { class: 1 }; x.class; var C = class { n() {} };",
-        "class D { v = `${\"}\"}`; w() { return class E { e() {} } } }",
-    ]
-    .join("\n");
-    let classes = locate_classes(src.as_bytes()).expect("lexes");
-    let shape = |c: &RawClass| {
-        (
-            c.extends,
-            names(&src, &c.methods),
-            names(&src, &c.sets),
-            &src[c.open - 1..c.open],
-            &src[c.end - 1..c.end],
-        )
-    };
-    let got: Vec<_> = classes.iter().map(shape).collect();
-    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
-    assert_eq!(
-        got,
-        [
-            (true, s(&["g", "m"]), s(&["q", "r", "s", "x"]), "{", "}"),
-            (false, s(&["n"]), s(&[]), "{", "}"),
-            (false, s(&["w"]), s(&["v"]), "{", "}"),
-            (false, s(&["e"]), s(&[]), "{", "}"),
-        ]
-    );
-    assert_eq!(classes[0].start, 0);
+fn every_punctuator_and_keyword_of_the_grammar() {
+    let cases = grammar_cases();
+    assert!(cases.len() > 150, "{} cases", cases.len());
+    for (source, tokens) in cases {
+        assert_eq!(tokens_of(&source), Ok(tokens), "{source:?}");
+    }
+}
+
+#[test]
+fn the_shared_sources_that_do_not_lex() {
+    let cases = cases("unlexed");
+    assert!(cases.len() > 10, "{} cases", cases.len());
+    for case in &cases {
+        let source = text(case, "source");
+        let kind = tokens_of(source).map_err(LexError::text);
+        assert_eq!(
+            kind,
+            Err(text(case, "error")),
+            "{}: {source:?}",
+            text(case, "why")
+        );
+        assert_eq!(locate_classes(source.as_bytes()), None, "{source:?}");
+        let utf16: Vec<u16> = source.encode_utf16().collect();
+        assert_eq!(locate_classes(&utf16), None, "{source:?}");
+    }
+}
+
+/// A class as the shared cases give it: offsets in UTF-16 units, names each once in order.
+#[derive(Debug, PartialEq)]
+struct Case {
+    start: usize,
+    open: usize,
+    end: usize,
+    extends: bool,
+    methods: Vec<String>,
+    sets: Vec<String>,
+}
+
+#[test]
+fn the_shared_class_cases() {
+    for case in cases("classes") {
+        let source = text(&case, "source");
+        let why = text(&case, "why");
+        let expected: Vec<Case> = case["classes"]
+            .as_array()
+            .expect("classes")
+            .iter()
+            .map(|c| Case {
+                start: units_of(c, "start"),
+                open: units_of(c, "open"),
+                end: units_of(c, "end"),
+                extends: c["extends"].as_bool().expect("extends"),
+                methods: strings(&c["methods"]),
+                sets: strings(&c["sets"]),
+            })
+            .collect();
+        // Read as UTF-16 units (offsets as they are) and as UTF-8 bytes (offsets converted).
+        let utf16: Vec<u16> = source.encode_utf16().collect();
+        let from_units: Vec<Case> = locate_classes(&utf16)
+            .expect("lexes")
+            .iter()
+            .map(|c| Case {
+                start: c.start,
+                open: c.open,
+                end: c.end,
+                extends: c.extends,
+                methods: distinct(&utf16, &c.methods),
+                sets: distinct(&utf16, &c.sets),
+            })
+            .collect();
+        assert_eq!(from_units, expected, "{why} (UTF-16)");
+        let bytes = source.as_bytes();
+        let from_bytes: Vec<Case> = locate_classes(bytes)
+            .expect("lexes")
+            .iter()
+            .map(|c| {
+                let at = utf16_offsets(bytes, &[c.start, c.open, c.end]);
+                Case {
+                    start: at[0],
+                    open: at[1],
+                    end: at[2],
+                    extends: c.extends,
+                    methods: distinct(bytes, &c.methods),
+                    sets: distinct(bytes, &c.sets),
+                }
+            })
+            .collect();
+        assert_eq!(from_bytes, expected, "{why} (UTF-8)");
+    }
+}
+
+fn units_of(value: &Value, key: &str) -> usize {
+    value[key]
+        .as_u64()
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or_else(|| panic!("{key} of {value}"))
 }
 
 fn protocol_shape() -> Shape {

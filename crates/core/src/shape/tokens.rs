@@ -248,37 +248,42 @@ pub trait Sink<T: Unit> {
     fn substitution_end(&mut self, more: bool);
 }
 
-/// The source does not lex as JavaScript.
+/// The source does not lex as JavaScript; the kind is the JavaScript
+/// `LexError`'s message ([`LexError::text`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LexError;
+pub enum LexError {
+    Unbalanced,
+    UnexpectedCharacter,
+    UnterminatedComment,
+    UnterminatedRegex,
+    UnterminatedString,
+    UnterminatedTemplate,
+}
 
-/// The punctuators that start with `c`, longest first (the JavaScript's
-/// list, in its order, by first character); empty for any other character.
-/// Brackets are not among them: the tokenizer reads those itself.
-fn punctuators(c: u8) -> &'static [&'static str] {
-    match c {
-        b'>' => &[">>>=", ">>=", ">>>", ">=", ">>", ">"],
-        b'.' => &["...", "."],
-        b'=' => &["===", "=>", "==", "="],
-        b'!' => &["!==", "!=", "!"],
-        b'*' => &["**=", "*=", "**", "*"],
-        b'<' => &["<<=", "<=", "<<", "<"],
-        b'&' => &["&&=", "&&", "&=", "&"],
-        b'|' => &["||=", "||", "|=", "|"],
-        b'?' => &["??=", "??", "?.", "?"],
-        b'+' => &["++", "+=", "+"],
-        b'-' => &["--", "-=", "-"],
-        b'/' => &["/=", "/"],
-        b'%' => &["%=", "%"],
-        b'^' => &["^=", "^"],
-        b';' => &[";"],
-        b',' => &[","],
-        b'~' => &["~"],
-        b':' => &[":"],
-        b'@' => &["@"],
-        b'#' => &["#"],
-        _ => &[],
+impl LexError {
+    /// The JavaScript tokenizer's message for the same failure.
+    pub fn text(self) -> &'static str {
+        match self {
+            LexError::Unbalanced => "unbalanced",
+            LexError::UnexpectedCharacter => "unexpected character",
+            LexError::UnterminatedComment => "unterminated comment",
+            LexError::UnterminatedRegex => "unterminated regex",
+            LexError::UnterminatedString => "unterminated string",
+            LexError::UnterminatedTemplate => "unterminated template",
+        }
     }
+}
+
+// PUNCTUATORS, PUNCT_SECOND, CONTROL_HEADS, REGEX_AFTER_WORD, LONGEST_WORD,
+// DIVISION_AFTER_PUNCT: lib/shape/grammar.cjs, the lists the JavaScript
+// requires, made into tables by build.rs.
+include!(concat!(env!("OUT_DIR"), "/grammar.rs"));
+
+/// The punctuators that start with `c`, longest first; empty for any other
+/// character (brackets are not among them: the tokenizer reads those itself).
+#[inline]
+fn punctuators(c: u8) -> &'static [&'static str] {
+    PUNCTUATORS.get(usize::from(c)).copied().unwrap_or(&[])
 }
 
 const SPACE: u8 = 1;
@@ -356,38 +361,12 @@ pub fn is_word<T: Unit>(units: &[T], word: &[u8]) -> bool {
             .all(|(&u, &w)| u.code() == u32::from(w))
 }
 
-/// Keywords whose parenthesized head a statement follows.
-const CONTROL_HEADS: [&[u8]; 4] = [b"if", b"while", b"for", b"with"];
-
-/// Keywords after which a `/` starts a regular expression literal.
-const REGEX_AFTER_WORD: [&[u8]; 15] = [
-    b"return",
-    b"typeof",
-    b"instanceof",
-    b"in",
-    b"of",
-    b"new",
-    b"delete",
-    b"void",
-    b"throw",
-    b"case",
-    b"do",
-    b"else",
-    b"yield",
-    b"await",
-    b"extends",
-];
-
 fn one_of<T: Unit>(word: &[T], words: &[&[u8]]) -> bool {
-    word.len() <= 10 && words.iter().any(|w| is_word(word, w))
+    word.len() <= LONGEST_WORD && words.iter().any(|w| is_word(word, w))
 }
 
 fn division_after_punct(p: u32) -> bool {
-    const CLOSE_PAREN: u32 = punct(b")");
-    const CLOSE_BRACKET: u32 = punct(b"]");
-    const INCREMENT: u32 = punct(b"++");
-    const DECREMENT: u32 = punct(b"--");
-    matches!(p, CLOSE_PAREN | CLOSE_BRACKET | INCREMENT | DECREMENT)
+    DIVISION_AFTER_PUNCT.contains(&p)
 }
 
 /// An open bracket: `{`, `(`, `[` or `${`, and whether a `(` heads a control statement.
@@ -408,7 +387,7 @@ struct Tokenizer<'a, T: Unit, S: Sink<T>> {
     prev2: Token,
 }
 
-/// Hands every token of `src` to `sink`; `Err(LexError)` when `src` does not lex.
+/// Hands every token of `src` to `sink`; `Err` (what went wrong) when `src` does not lex.
 pub fn tokenize<T: Unit, S: Sink<T>>(src: &[T], sink: &mut S) -> Result<(), LexError> {
     let mut t = Tokenizer {
         src,
@@ -506,7 +485,7 @@ impl<T: Unit, S: Sink<T>> Tokenizer<'_, T, S> {
         if self.open.is_empty() {
             Ok(())
         } else {
-            Err(LexError)
+            Err(LexError::Unbalanced)
         }
     }
 
@@ -517,7 +496,7 @@ impl<T: Unit, S: Sink<T>> Tokenizer<'_, T, S> {
             b'/' => Ok(T::line_end(src, i + 2)),
             b'*' => match T::find_comment_end(src, i + 2) {
                 Some(at) => Ok(at + 2),
-                None => Err(LexError),
+                None => Err(LexError::UnterminatedComment),
             },
             _ if self.regex_allowed() => self.regex(i),
             _ => self.punctuator(i, b'/'),
@@ -531,10 +510,10 @@ impl<T: Unit, S: Sink<T>> Tokenizer<'_, T, S> {
         let mut in_class = false;
         loop {
             if j >= n {
-                return Err(LexError);
+                return Err(LexError::UnterminatedRegex);
             }
             match byte_at(src, j) {
-                b'\n' | b'\r' => return Err(LexError),
+                b'\n' | b'\r' => return Err(LexError::UnterminatedRegex),
                 b'\\' => j += 2,
                 b'[' => {
                     in_class = true;
@@ -564,7 +543,7 @@ impl<T: Unit, S: Sink<T>> Tokenizer<'_, T, S> {
         let mut j = i + 1;
         loop {
             if j >= n {
-                return Err(LexError);
+                return Err(LexError::UnterminatedString);
             }
             let e = byte_at(src, j);
             if e == quote {
@@ -575,7 +554,7 @@ impl<T: Unit, S: Sink<T>> Tokenizer<'_, T, S> {
                 continue;
             }
             if e == b'\n' || e == b'\r' {
-                return Err(LexError);
+                return Err(LexError::UnterminatedString);
             }
             j += 1;
         }
@@ -590,10 +569,10 @@ impl<T: Unit, S: Sink<T>> Tokenizer<'_, T, S> {
         let mut j = from;
         loop {
             if j >= n {
-                return Err(LexError);
+                return Err(LexError::UnterminatedTemplate);
             }
             match T::find3(src, j, b'\\', b'`', b'$') {
-                None => return Err(LexError),
+                None => return Err(LexError::UnterminatedTemplate),
                 Some(at) => j = at,
             }
             match byte_at(src, j) {
@@ -635,7 +614,7 @@ impl<T: Unit, S: Sink<T>> Tokenizer<'_, T, S> {
             return self.substitution_end(i);
         }
         let Some(Open { ch, control }) = top else {
-            return Err(LexError);
+            return Err(LexError::Unbalanced);
         };
         let want = match c {
             b'}' => b'{',
@@ -643,7 +622,7 @@ impl<T: Unit, S: Sink<T>> Tokenizer<'_, T, S> {
             _ => b'[',
         };
         if ch != want {
-            return Err(LexError);
+            return Err(LexError::Unbalanced);
         }
         let p = if control { HEAD_CLOSE } else { u32::from(c) };
         self.emit_punct(p, i);
@@ -732,17 +711,12 @@ impl<T: Unit, S: Sink<T>> Tokenizer<'_, T, S> {
         let src = self.src;
         let list = punctuators(c);
         let Some(&last) = list.last() else {
-            return Err(LexError);
+            return Err(LexError::UnexpectedCharacter);
         };
-        // The second character of every longer punctuator is one of these:
-        // after any other, `c` stands alone (most punctuators, looked up no further).
+        // After a character that is no longer punctuator's second, `c` stands
+        // alone (most punctuators, looked up no further).
         let mut p = last;
-        if list.len() > 1
-            && matches!(
-                byte_at(src, i + 1),
-                b'=' | b'>' | b'<' | b'.' | b'*' | b'&' | b'|' | b'?' | b'+' | b'-'
-            )
-        {
+        if list.len() > 1 && PUNCT_SECOND[usize::from(byte_at(src, i + 1))] {
             p = list
                 .iter()
                 .copied()
