@@ -86,6 +86,43 @@ function packageEntries(dir) {
   return names;
 }
 
+/** The node_modules directories nested in the packages `entries` of `dir`, and pnpm's store beside them (each package of it beside its own dependencies). */
+function nestedDirs(dir, entries) {
+  const dirs = [];
+  for (const entryName of entries) {
+    const inner = path.join(dir, entryName, 'node_modules');
+    if (isDirectory(inner)) dirs.push(inner);
+  }
+  const store = path.join(dir, '.pnpm');
+  if (isDirectory(store)) {
+    for (const id of listDir(store)) {
+      if (id.isDirectory() && !id.name.startsWith('.') && id.name !== 'node_modules') dirs.push(path.join(store, id.name, 'node_modules'));
+    }
+  }
+  return dirs;
+}
+
+/**
+ * Every package directory under the node_modules directory `nodeModules`
+ * (scoped, nested at any depth, pnpm's store), each node_modules directory
+ * once, at most `maxDirs` of them: { dirs, truncated }.
+ */
+function packageDirsUnder(nodeModules, maxDirs) {
+  const dirs = [];
+  let budget = maxDirs;
+  let truncated = false;
+  walkDirs(nodeModules, 0, (dir) => {
+    if (budget-- <= 0) {
+      truncated = true;
+      return [];
+    }
+    const entries = packageEntries(dir);
+    for (const entryName of entries) dirs.push(path.join(dir, entryName));
+    return nestedDirs(dir, entries);
+  }, new Set());
+  return { dirs, truncated };
+}
+
 /**
  * Every package `base` resolves, and every package installed beneath them,
  * whatever it is installed as: [{ root, pkg, installedAs, nested }] for each
@@ -126,21 +163,6 @@ function packagesNamed(names, base, options = {}) {
     if (nested) entry.nested = true;
     if (forkOf !== undefined) entry.forkOf = forkOf;
     found.push(entry);
-  };
-  /** The node_modules directories nested in the packages `entries` of `dir`, and pnpm's store beside them (each package of it beside its own dependencies). */
-  const nestedDirs = (dir, entries) => {
-    const dirs = [];
-    for (const entryName of entries) {
-      const inner = path.join(dir, entryName, 'node_modules');
-      if (isDirectory(inner)) dirs.push(inner);
-    }
-    const store = path.join(dir, '.pnpm');
-    if (isDirectory(store)) {
-      for (const id of listDir(store)) {
-        if (id.isDirectory() && !id.name.startsWith('.') && id.name !== 'node_modules') dirs.push(path.join(store, id.name, 'node_modules'));
-      }
-    }
-    return dirs;
   };
   // A node_modules directory below the resolution path: every entry, then what is nested in each.
   const visit = (dir, depth) => {
@@ -331,7 +353,7 @@ function defaultBases() {
   return bases;
 }
 
-module.exports = { findSdkCopies, findSdkFiles, packagesNamed, defaultBases, resolveExport, denoNpmCache };
+module.exports = { findSdkCopies, findSdkFiles, packagesNamed, packageDirsUnder, defaultBases, resolveExport, denoNpmCache };
 
 // ---- bundled copies: SDK classes inside other files (found by shape) ----
 

@@ -80,50 +80,6 @@ function packageBins(dir) {
   return { files, name: typeof name === 'string' ? name : undefined, version: typeof version === 'string' ? version : undefined };
 }
 
-function entriesOf(dir) {
-  try {
-    return fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-}
-
-/** Every package directory under `nodeModules` (scoped, nested, pnpm's store), within MAX_DIRS: { dirs, truncated }. */
-function packageDirs(nodeModules) {
-  const dirs = [];
-  const seen = new Set();
-  let budget = MAX_DIRS;
-  const pending = [nodeModules];
-  while (pending.length > 0) {
-    const modules = pending.pop();
-    let real;
-    try {
-      real = fs.realpathSync(modules);
-    } catch {
-      continue;
-    }
-    if (seen.has(real)) continue;
-    seen.add(real);
-    if (--budget < 0) return { dirs, truncated: true };
-    for (const entry of entriesOf(modules)) {
-      if (!entry.isDirectory() && !entry.isSymbolicLink()) continue;
-      const dir = path.join(modules, entry.name);
-      if (entry.name === '.pnpm') {
-        for (const store of entriesOf(dir)) pending.push(path.join(dir, store.name, 'node_modules'));
-      } else if (entry.name.startsWith('@')) {
-        for (const scoped of entriesOf(dir)) {
-          dirs.push(path.join(dir, scoped.name));
-          pending.push(path.join(dir, scoped.name, 'node_modules'));
-        }
-      } else if (!entry.name.startsWith('.')) {
-        dirs.push(dir);
-        pending.push(path.join(dir, 'node_modules'));
-      }
-    }
-  }
-  return { dirs, truncated: false };
-}
-
 /**
  * The compiled executables of the project at `base` (and of the packages
  * under its node_modules) that carry the SDK's Protocol:
@@ -149,7 +105,7 @@ function findCompiledExecutables(base) {
     if (known === undefined) candidates.set(real, { file, command, ...from });
     else known.command ??= command;
   };
-  const { dirs, truncated: dirsTruncated } = packageDirs(path.join(base, 'node_modules'));
+  const { dirs, truncated: dirsTruncated } = require('./discover.cjs').packageDirsUnder(path.join(base, 'node_modules'), MAX_DIRS);
   for (const dir of [base, ...dirs]) {
     const { files, name, version } = packageBins(dir);
     for (const file of files) add(file, { from: path.join(dir, 'package.json'), name, version });
