@@ -424,13 +424,7 @@ function sdkModulesFrom(dir, resolvePath) {
 /** The source of the ES module `file`, patched as it loads, or as it is. */
 function patchedOrAsIs(file) {
   const source = fs.readFileSync(file, 'utf8');
-  let changed;
-  try {
-    changed = hooks.reachedSource(source, file, 'module', hooks.REACH_ALL_OPTIONS);
-  } catch {
-    changed = undefined; // never into the application's module loading
-  }
-  return changed ?? source;
+  return hooks.reachedSource(source, file, 'module', hooks.REACH_ALL_OPTIONS) ?? source;
 }
 
 /** Install the graph hooks into `build` (a Bun.plugin() setup's builder). */

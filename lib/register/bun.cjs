@@ -31,12 +31,13 @@ const hooks = require('./hooks.cjs');
 function wrapExtension(ext) {
   const original = Module._extensions[ext] ?? Module._extensions['.js'];
   Module._extensions[ext] = function loadWithBlocks(module, filename) {
-    let changed;
+    let source;
     try {
-      changed = hooks.reachedSource(fs.readFileSync(filename, 'utf8'), filename, 'commonjs', hooks.REACH_ALL_OPTIONS);
+      source = fs.readFileSync(filename, 'utf8');
     } catch {
-      changed = undefined; // never into the application's module loading: the file loads as Bun loads it
+      return original.call(this, module, filename); // Bun's own handler says why it cannot be read
     }
+    const changed = hooks.reachedSource(source, filename, 'commonjs', hooks.REACH_ALL_OPTIONS);
     if (changed === undefined) return original.call(this, module, filename);
     require('./bun-graph.cjs').compiledByRequire(filename);
     return module._compile(changed, filename);

@@ -131,11 +131,17 @@ const REACH_ALL_OPTIONS = { ...REACH_OPTIONS, skipSdkScope: false };
  * A module's source (any module, any format the hooks see: 'module',
  * 'commonjs') with a static block in each SDK class it defines, or
  * undefined (lib/shape/reach.cjs's reachSource decides). `options`:
- * REACH_OPTIONS or REACH_ALL_OPTIONS.
+ * REACH_OPTIONS or REACH_ALL_OPTIONS. Never throws: on any failure the
+ * module loads as it was, so callers wrap it in nothing.
  */
 function reachedSource(source, file, format, options = REACH_OPTIONS) {
   const changed = reachSource(source, file, format, options);
-  if (changed !== undefined) defineReachGlobal();
+  if (changed === undefined) return undefined;
+  try {
+    defineReachGlobal();
+  } catch {
+    return undefined; // a global object that takes no new property: the blocks would have nothing to call
+  }
   return changed;
 }
 
@@ -145,12 +151,7 @@ function loaded(url, result) {
     const patched = esmLoaded(url, result);
     if (patched !== result) return patched;
   }
-  let source;
-  try {
-    source = reachedSource(result.source, url, result.format);
-  } catch {
-    source = undefined; // never into the application's module loading: the module loads as it was
-  }
+  const source = reachedSource(result.source, url, result.format);
   return source === undefined ? result : { ...result, source };
 }
 
@@ -159,12 +160,7 @@ function wrapCompile() {
   const compile = Module.prototype._compile;
   Module.prototype._compile = function _compile(content, filename, ...rest) {
     if (typeof content === 'string' && typeof filename === 'string') {
-      let changed;
-      try {
-        changed = reachedSource(content, filename, 'commonjs');
-      } catch {
-        changed = undefined;
-      }
+      const changed = reachedSource(content, filename, 'commonjs');
       if (changed !== undefined) content = changed;
     }
     return compile.call(this, content, filename, ...rest);
