@@ -49,8 +49,7 @@ const NAMESPACE_PREFIX = `${NAMESPACE}:`;
 /** Where Bun mounts a compiled executable's embedded modules. */
 const BUNFS = process.platform === 'win32' ? 'B:\\~BUN\\' : '/$bunfs/';
 /** The globals a redirected module's own text calls: its import.meta set right, its CommonJS body run. */
-const META_GLOBAL = '__mcpOrderedDispatchMeta';
-const CJS_GLOBAL = '__mcpOrderedDispatchCjs';
+const { META_GLOBAL, CJS_GLOBAL } = require('../shape/globals.cjs');
 /** Bun's first line of a module it bundled; `@bun-cjs` marks a CommonJS one, wrapped as below. */
 const BUN_PRAGMA = '// @bun';
 const BUN_CJS = /^\/\/ @bun[^\n]*@bun-cjs\r?\n\(function\(exports, require, module, __filename, __dirname\) \{/;

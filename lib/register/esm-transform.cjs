@@ -11,7 +11,7 @@
 const sdk = require('../adapters/modules.cjs');
 const { bytesOf } = require('../shape/reach.cjs');
 
-const MARKER = '__mcpOrderedDispatchPatch';
+const { PATCH_BINDING: MARKER } = require('../shape/globals.cjs');
 
 /** The call appended to a module that defines { protocol, transports } (lib/adapters/modules.cjs's definedClasses). */
 function patchCall({ protocol, transports }, patchUrl) {

@@ -114,8 +114,8 @@ function esmLoaded(url, result) {
 
 // ---- SDK copies found by shape (bundles, minified builds): lib/shape/reach.cjs ----
 
-/** The global the static blocks lib/shape/blocks.cjs inserts call, with (kind, generation, file, class). */
-const REACH_GLOBAL = '__mcpOrderedDispatchReach';
+// The global the static blocks lib/shape/blocks.cjs inserts call, with (kind, generation, file, class).
+const { REACH_GLOBAL } = require('../shape/globals.cjs');
 
 /** Define the global the inserted blocks call (once; a block runs on the main thread, whichever thread changed its module's source). */
 function defineReachGlobal() {

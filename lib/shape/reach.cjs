@@ -29,12 +29,7 @@ const sdk = require('../adapters/modules.cjs');
 const OWN_LIB = path.join(__dirname, '..');
 const OWN_LIB_URL = pathToFileURL(OWN_LIB).href;
 
-/**
- * The global the static blocks a bundler plugin inserts at build time call:
- * its name in a module's text marks SDK classes patched at build time, which
- * register and install() leave alone and doctor reports as such.
- */
-const BUILT_GLOBAL = '__mcpOrderedDispatchBuilt';
+const { BUILT_GLOBAL } = require('./globals.cjs');
 
 /**
  * A module source as a load hook may hand it over (string, Buffer, another

@@ -148,7 +148,7 @@ test(`node ${process.version}: a process with register that never loads the SDK 
       // where Node has no registerHooks, to register module.register()'s hooks; where it has, to look at the
       // spy itself (every module takes the prefilter: an SDK copy may be bundled into any file).
       // Under --require, require(esm) caches lib/register/install-hooks.mjs too.
-      const expected = [...(flag === '--import' ? [] : ['register/install-hooks.mjs', 'register/sandboxed.cjs']), 'adapters/modules.cjs', 'register/hooks.cjs', 'shape/reach.cjs'].sort();
+      const expected = [...(flag === '--import' ? [] : ['register/install-hooks.mjs', 'register/sandboxed.cjs']), 'adapters/modules.cjs', 'register/hooks.cjs', 'shape/globals.cjs', 'shape/reach.cjs'].sort();
       assert.deepEqual(JSON.parse(bare.stdout), expected, `${flag}: ${show(bare)}`);
       // Requires a module (not the SDK): the hooks' side loads to look at it, nothing heavier.
       const some = await runCommand(node, [flag, entry, '--import', spy, '-e', "require('node:util')"], { cwd: root, env: cleanEnv() });

@@ -1,0 +1,22 @@
+'use strict';
+// Every name this package writes into users' code: the globals (and the
+// import binding) that the code it inserts into modules calls. Declared
+// here once; each writer and each reader takes the name from here.
+
+module.exports = {
+  /**
+   * What the static blocks a bundler plugin inserts at build time call: its
+   * name in a module's text marks SDK classes patched at build time, which
+   * register and install() leave alone and doctor reports as such
+   * (lib/shape/reach.cjs, lib/plugin/).
+   */
+  BUILT_GLOBAL: '__mcpOrderedDispatchBuilt',
+  /** What the static blocks register inserts at load time call (lib/register/hooks.cjs). */
+  REACH_GLOBAL: '__mcpOrderedDispatchReach',
+  /** The binding of the patch call appended to an SDK ES module (lib/register/esm-transform.cjs); `${PATCH_BINDING}Stdio` too. */
+  PATCH_BINDING: '__mcpOrderedDispatchPatch',
+  /** What a module redirected inside a Bun-compiled executable calls first: its import.meta set right (lib/register/bun-graph.cjs). */
+  META_GLOBAL: '__mcpOrderedDispatchMeta',
+  /** What a CommonJS chunk redirected there calls to run its body (lib/register/bun-graph.cjs). */
+  CJS_GLOBAL: '__mcpOrderedDispatchCjs',
+};
