@@ -80,18 +80,9 @@ function isSdkModuleFile(file) {
   return typeof name === 'string' && name.startsWith(SDK_SCOPE);
 }
 
+/** 'esm' or 'cjs': the build an SDK module file belongs to, by the format Node gives it. */
 function buildOf(file) {
-  if (file.endsWith('.mjs')) return 'esm';
-  if (file.endsWith('.cjs')) return 'cjs';
-  let dir = path.dirname(file);
-  for (;;) {
-    const pkg = packageJsonIn(dir);
-    if (pkg && pkg.type !== undefined) return pkg.type === 'module' ? 'esm' : 'cjs';
-    if (pkg && typeof pkg.name === 'string') return 'cjs';
-    const parent = path.dirname(dir);
-    if (parent === dir) return 'cjs';
-    dir = parent;
-  }
+  return moduleTypeOf(file) === 'module' ? 'esm' : 'cjs';
 }
 
 /** Describe the SDK module at `file` for messages and install() results. */
@@ -100,11 +91,15 @@ function sourceOfFile(file) {
   return { name: pkg?.name ?? path.basename(file), version: pkg?.version, build: buildOf(file), file };
 }
 
-// Directory -> the `type` its nearest package.json gives ('module' or 'commonjs'), for moduleTypeOf.
+// Directory -> the `type` its nearest package.json says ('module', 'commonjs', or null: none said).
 const typeOfDir = new Map();
 
-/** The module type Node gives a `.js` file: the `type` of the nearest package.json ('module' or 'commonjs', the default). */
-function moduleTypeOf(file) {
+/**
+ * The `type` of the package.json nearest to `file`, as Node reads it (the
+ * nearest one decides, whatever else it holds): 'module', 'commonjs', or
+ * null when it says neither (or there is none).
+ */
+function packageTypeOf(file) {
   const seen = [];
   let dir = path.dirname(file);
   let type;
@@ -114,12 +109,12 @@ function moduleTypeOf(file) {
     seen.push(dir);
     const pkg = packageJsonIn(dir);
     if (pkg !== undefined) {
-      type = pkg.type === 'module' ? 'module' : 'commonjs';
+      type = pkg.type === 'module' || pkg.type === 'commonjs' ? pkg.type : null;
       break;
     }
     const parent = path.dirname(dir);
     if (parent === dir) {
-      type = 'commonjs';
+      type = null;
       break;
     }
     dir = parent;
@@ -128,4 +123,17 @@ function moduleTypeOf(file) {
   return type;
 }
 
-module.exports = { readJson, packageJsonIn, packageOf, isSdkModuleFile, buildOf, sourceOfFile, moduleTypeOf };
+/**
+ * The one rule for a module file's format by its name, as Node gives it:
+ * `.mjs` 'module', `.cjs` 'commonjs', `.js` the nearest package.json's
+ * `type` ('commonjs' when it says none); undefined for any other file.
+ */
+function moduleTypeOf(file) {
+  const ext = path.extname(file);
+  if (ext === '.mjs') return 'module';
+  if (ext === '.cjs') return 'commonjs';
+  if (ext !== '.js') return undefined;
+  return packageTypeOf(file) ?? 'commonjs';
+}
+
+module.exports = { readJson, packageJsonIn, packageOf, isSdkModuleFile, buildOf, sourceOfFile, packageTypeOf, moduleTypeOf };

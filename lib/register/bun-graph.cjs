@@ -41,7 +41,7 @@ const Module = require('node:module');
 const { pathToFileURL } = require('node:url');
 const sdk = require('../adapters/modules.cjs');
 const hooks = require('./hooks.cjs');
-const { packageJsonIn } = require('../discover/package-of.cjs');
+const { packageTypeOf, moduleTypeOf } = require('../discover/package-of.cjs');
 
 /** The plugin's namespace: a redirected module's key is `${NAMESPACE}:${path}`. */
 const NAMESPACE = 'mcp-ordered-dispatch';
@@ -58,23 +58,6 @@ const UNREACHED = 'MCP_ORDERED_DISPATCH_UNREACHED';
 /** Whether `file` is embedded in a Bun-compiled executable. */
 function isEmbedded(file) {
   return file.startsWith(BUNFS);
-}
-
-// Directory -> the nearest package.json's `type` ('module', 'commonjs', or null: none said).
-const typeOfDir = new Map();
-
-function packageTypeAt(dir) {
-  const known = typeOfDir.get(dir);
-  if (known !== undefined) return known;
-  const pkg = packageJsonIn(dir);
-  let type;
-  if (pkg !== undefined) type = pkg.type === 'module' || pkg.type === 'commonjs' ? pkg.type : null;
-  else {
-    const parent = path.dirname(dir);
-    type = parent === dir ? null : packageTypeAt(parent);
-  }
-  typeOfDir.set(dir, type);
-  return type;
 }
 
 /** How a CommonJS module body sets its exports. */
@@ -101,11 +84,9 @@ function compilesAsCommonJs(source) {
  */
 function formatOf(file, source) {
   if (isEmbedded(file)) return BUN_CJS.test(source) ? 'commonjs' : 'module';
-  const ext = path.extname(file);
-  if (ext === '.mjs') return 'module';
-  if (ext === '.cjs') return 'commonjs';
-  if (ext !== '.js') return undefined;
-  const type = packageTypeAt(path.dirname(file));
+  const byName = moduleTypeOf(file);
+  if (byName === undefined || path.extname(file) !== '.js') return byName;
+  const type = packageTypeOf(file);
   if (type === 'commonjs') return type;
   if (!compilesAsCommonJs(source)) return 'module';
   // Bun loads a `.js` file that sets module.exports as CommonJS even where `type` says

@@ -19,11 +19,8 @@ const { moduleTypeOf } = require('../discover/package-of.cjs');
 function formatOf(url) {
   if (!url.startsWith('file:')) return undefined;
   const pathname = url.replace(/[?#].*$/, '');
-  if (pathname.endsWith('.mjs')) return 'module';
-  if (pathname.endsWith('.cjs')) return 'commonjs';
   if (pathname.endsWith('.json')) return 'json';
-  if (pathname.endsWith('.js')) return moduleTypeOf(fileURLToPath(pathname));
-  return undefined;
+  return moduleTypeOf(fileURLToPath(pathname));
 }
 
 /**
