@@ -29,6 +29,8 @@ const {
   platformArchABI, localBuildPath, binaryFileName, npmDirOf, platformPackageName, targets, tripleToAbi, packageRoot,
 } = require('../lib/native/platform.cjs');
 
+const { replaceFile } = require('../lib/shape/cache.cjs');
+
 const ROOT = packageRoot();
 
 // The addon's package in the Cargo workspace (crates/napi) and its library name.
@@ -110,12 +112,10 @@ function build({ debug = false, verify = false } = {}) {
   return dest;
 }
 
-// Copy then rename: never rewrite in place a library another process has mapped.
+// Written beside, then renamed: never rewrite in place a library another process has mapped.
 function copyReplacing(from, to) {
   fs.mkdirSync(path.dirname(to), { recursive: true });
-  const tmp = `${to}.${process.pid}.tmp`;
-  fs.copyFileSync(from, tmp);
-  fs.renameSync(tmp, to);
+  replaceFile(to, fs.readFileSync(from), fs.statSync(from).mode & 0o777);
 }
 
 /** Copy LICENSE into every platform package folder (each tarball carries it). */

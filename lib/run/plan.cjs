@@ -135,7 +135,8 @@ function appendOption(options, addition, already) {
 function chainedPreload(theirs, ours) {
   const source = `import ${JSON.stringify(theirs)};\nimport ${JSON.stringify(ours)};\n`;
   const hash = require('node:crypto').createHash('sha256').update(source).digest('hex').slice(0, 16);
-  const dir = require('../shape/cache.cjs').usableCacheDir() ?? fs.mkdtempSync(path.join(require('node:os').tmpdir(), `${PACKAGE}-run-`));
+  const { usableCacheDir, replaceFile } = require('../shape/cache.cjs');
+  const dir = usableCacheDir() ?? fs.mkdtempSync(path.join(require('node:os').tmpdir(), `${PACKAGE}-run-`));
   const file = path.join(dir, `run-preload-${hash}.mjs`);
   let current;
   try {
@@ -143,11 +144,7 @@ function chainedPreload(theirs, ours) {
   } catch {
     current = undefined;
   }
-  if (current !== source) {
-    const temporary = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(temporary, source, { mode: 0o600 });
-    fs.renameSync(temporary, file);
-  }
+  if (current !== source) replaceFile(file, source);
   return file;
 }
 

@@ -75,16 +75,29 @@ function readCache(key, text) {
   }
 }
 
+/**
+ * Write `data` to `file` whole or not at all: into a new temporary file
+ * beside it, then renamed over it, so that a reader (another process, a
+ * mapped library) never sees it half written. Throws what the writes throw.
+ */
+function replaceFile(file, data, mode = 0o600) {
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+  try {
+    fs.writeFileSync(tmp, data, { flag: 'wx', mode });
+    fs.renameSync(tmp, file);
+  } catch (error) {
+    fs.rmSync(tmp, { force: true });
+    throw error;
+  }
+}
+
 function writeCache(key, at) {
   try {
     const dir = usableCacheDir();
-    if (dir === undefined) return;
-    const tmp = path.join(dir, `.${key}.${process.pid}.tmp`);
-    fs.writeFileSync(tmp, JSON.stringify({ at }), { flag: 'wx', mode: 0o600 });
-    fs.renameSync(tmp, path.join(dir, `${key}.json`));
+    if (dir !== undefined) replaceFile(path.join(dir, `${key}.json`), JSON.stringify({ at }));
   } catch {
     // A read-only or missing cache directory: located again next time.
   }
 }
 
-module.exports = { cacheDir, usableCacheDir, keyOf, readCache, writeCache };
+module.exports = { cacheDir, usableCacheDir, keyOf, readCache, writeCache, replaceFile };
