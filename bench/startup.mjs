@@ -91,16 +91,16 @@ const commandOf = (w, report = false) => [...w.flags, '-e', report ? w.code + RE
 //           (starting the ES module loader for the flag, resolving the
 //           package), the least any package's `--import` entry can cost;
 //   hook    a module whose module.registerHooks() load hook only calls the
-//           next one (bench/noop-load-hook.mjs), where the line has
+//           next one (bench/floor-registerhooks.mjs), where the line has
 //           registerHooks: what Node's own hook plumbing costs every module
 //           once any load hook is in, before register's hook does anything.
 const FLOOR_PACKAGE = 'startup-floor';
 const VARIANTS = {
   stock: [],
   empty: ['--import', `${FLOOR_PACKAGE}/empty`],
-  hook: ['--import', `${FLOOR_PACKAGE}/noop-hook`],
-  // Where the line has no registerHooks: a no-op module.register() hook (bench/noop-register-hook.mjs).
-  registerHook: ['--import', `${FLOOR_PACKAGE}/noop-register-hook`],
+  hook: ['--import', `${FLOOR_PACKAGE}/floor-registerhooks`],
+  // Where the line has no registerHooks: a no-op module.register() hook (bench/floor-module-register.mjs).
+  registerHook: ['--import', `${FLOOR_PACKAGE}/floor-module-register`],
   register: ['--import', 'mcp-ordered-dispatch/register'],
 };
 
@@ -136,16 +136,16 @@ function makeApp() {
       version: '1.0.0',
       exports: {
         './empty': { import: './empty.mjs', require: './empty.cjs' },
-        './noop-hook': { import: './noop-hook.mjs' },
-        './noop-register-hook': { import: './noop-register-hook.mjs' },
+        './floor-registerhooks': { import: './floor-registerhooks.mjs' },
+        './floor-module-register': { import: './floor-module-register.mjs' },
       },
     }),
   );
   fs.writeFileSync(path.join(floor, 'empty.mjs'), '');
   fs.writeFileSync(path.join(floor, 'empty.cjs'), '');
-  fs.copyFileSync(fileURLToPath(new URL('noop-load-hook.mjs', import.meta.url)), path.join(floor, 'noop-hook.mjs'));
-  fs.copyFileSync(fileURLToPath(new URL('noop-register-hook.mjs', import.meta.url)), path.join(floor, 'noop-register-hook.mjs'));
-  fs.copyFileSync(fileURLToPath(new URL('noop-register-hooks.mjs', import.meta.url)), path.join(floor, 'noop-register-hooks.mjs'));
+  fs.copyFileSync(fileURLToPath(new URL('floor-registerhooks.mjs', import.meta.url)), path.join(floor, 'floor-registerhooks.mjs'));
+  fs.copyFileSync(fileURLToPath(new URL('floor-module-register.mjs', import.meta.url)), path.join(floor, 'floor-module-register.mjs'));
+  fs.copyFileSync(fileURLToPath(new URL('floor-module-register-thread.mjs', import.meta.url)), path.join(floor, 'floor-module-register-thread.mjs'));
   // The ES-module-heavy host's other packages.
   for (const name of ['lodash-es', 'date-fns']) fs.symlinkSync(path.join(ROOT, 'node_modules', name), path.join(nm, name), 'dir');
   return app;

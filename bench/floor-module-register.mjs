@@ -6,4 +6,4 @@
 // does anything of its own.
 import { register } from 'node:module';
 
-register(new URL('./noop-register-hooks.mjs', import.meta.url));
+register(new URL('./floor-module-register-thread.mjs', import.meta.url));
