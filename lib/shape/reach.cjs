@@ -61,6 +61,15 @@ function textOf(source) {
  *   skipSdkScope (default false): leave modules under the SDK's scope alone.
  */
 function reachSource(source, file, format, options) {
+  return reachEdits(source, file, format, options)?.text;
+}
+
+/**
+ * What reachSource() does, with what it inserted: { text, edits } where
+ * edits are [[offset in the source text, inserted text]] (a bundler plugin
+ * records them for its source map), or undefined.
+ */
+function reachEdits(source, file, format, options) {
   try {
     const { global, framing = true, skipSdkScope = false } = options;
     if (file.startsWith(OWN_LIB) || file.startsWith(OWN_LIB_URL)) return undefined;
@@ -90,7 +99,7 @@ function withBlocks(text, file, format, global) {
     if (!cached) cache.writeCache(key, at);
     return undefined;
   }
-  const { insertBlocks, verifyBlocks } = require('./blocks.cjs');
+  const { insertBlocks, blocksAt, verifyBlocks } = require('./blocks.cjs');
   const changed = insertBlocks(text, at, global, file);
   if (!cached) {
     // Cached only once proven; proven with this module's file name, the same shape for any.
@@ -100,7 +109,7 @@ function withBlocks(text, file, format, global) {
     }
     cache.writeCache(key, at);
   }
-  return changed;
+  return { text: changed, edits: blocksAt(at, global, file) };
 }
 
 /**
@@ -124,4 +133,4 @@ function defineHandOver(name, receive) {
   });
 }
 
-module.exports = { reachSource, defineHandOver, bytesOf, textOf, BUILT_GLOBAL };
+module.exports = { reachSource, reachEdits, defineHandOver, bytesOf, textOf, BUILT_GLOBAL };
