@@ -25,9 +25,12 @@ const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 const sdk = require('../adapters/modules.cjs');
 
-// This package's own lib/ (its files name the markers, and define no SDK class).
-const OWN_LIB = path.join(__dirname, '..');
-const OWN_LIB_URL = pathToFileURL(OWN_LIB).href;
+// This package's own lib/ (its files name the markers, and define no SDK class);
+// none where this file is bundled (module.filename is Node's, where the
+// module is a file: a bundle's ES module output has no __dirname, and Bun
+// writes the build machine's directory for it).
+const OWN_LIB = typeof module.filename === 'string' ? path.join(path.dirname(module.filename), '..') : undefined;
+const OWN_LIB_URL = OWN_LIB === undefined ? undefined : pathToFileURL(OWN_LIB).href;
 
 /**
  * The global the static blocks a bundler plugin inserts at build time call:
@@ -72,7 +75,7 @@ function reachSource(source, file, format, options) {
 function reachEdits(source, file, format, options) {
   try {
     const { global, framing = true, skipSdkScope = false } = options;
-    if (file.startsWith(OWN_LIB) || file.startsWith(OWN_LIB_URL)) return undefined;
+    if (OWN_LIB !== undefined && (file.startsWith(OWN_LIB) || file.startsWith(OWN_LIB_URL))) return undefined;
     if (skipSdkScope && (file.includes(sdk.SDK_URL_SEGMENT) || file.includes(sdk.SDK_PATH))) return undefined;
     const bytes = bytesOf(source);
     if (!sdk.mayDefineSdkClass(bytes, framing)) return undefined;
