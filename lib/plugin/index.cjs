@@ -64,6 +64,16 @@ const ESM_SYNTAX = /(?:^|[\n;])[ \t]*(?:import[ \t]*[\w{*'"]|export[ \t]*[\w{*])
 // A module's head: a hashbang, comments, and a "use strict" directive the call must stay behind.
 const HEAD = /^(?:#![^\n]*\n)?(?:\s*(?:\/\/[^\n]*|\/\*[\s\S]*?\*\/))*\s*(?:(['"])use strict\1[ \t]*;?)?/;
 
+// The scripts esbuild hands the plugin's on-load callback (Go's regular expressions: no query).
+const ESBUILD_SCRIPT = /\.[cm]?[jt]sx?$/;
+
+/** esbuild's loader for a script file. */
+function loaderOf(file) {
+  const ext = path.extname(file);
+  if (ext === '.tsx' || ext === '.jsx') return ext.slice(1);
+  return /^\.[cm]?ts$/.test(ext) ? 'ts' : 'js';
+}
+
 let MagicString;
 
 /** The platform names (napi-rs's platformArchABI) the build includes: `platforms` as given, 'all' (every release target), default this machine's. */
@@ -229,14 +239,28 @@ function factory(options = {}, meta = {}) {
   return {
     name: NAME,
     enforce: 'pre',
-    transform: {
+    // esbuild: its own on-load callback below (the first test on the file's bytes, undecoded).
+    transform: framework === 'esbuild' ? undefined : {
       filter: { id: { include: SCRIPT, exclude: NOT_SCRIPT }, code: { include: CODE_FILTER(framing) } },
       handler: transform,
     },
     esbuild: {
-      onLoadFilter: /\.[cm]?[jt]sx?$/,
       setup(build) {
         const esm = build.initialOptions.format === 'esm';
+        build.onLoad({ filter: ESBUILD_SCRIPT }, (args) => {
+          if (args.namespace !== 'file' || args.path.startsWith(OWN_LIB) || /\.d\.[cm]?ts$/.test(args.path)) return undefined;
+          let bytes;
+          try {
+            bytes = fs.readFileSync(args.path);
+          } catch {
+            return undefined; // esbuild says why
+          }
+          if (!mayDefineSdkClass(bytes, framing)) return undefined;
+          const warnings = [];
+          const out = transform.call({ warn: (text) => warnings.push({ text }) }, bytes.toString('utf8'), args.path);
+          if (out === null) return warnings.length > 0 ? { contents: bytes, loader: loaderOf(args.path), resolveDir: path.dirname(args.path), warnings } : undefined;
+          return { contents: `${out.code}\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(out.map)).toString('base64')}`, loader: loaderOf(args.path), resolveDir: path.dirname(args.path), warnings };
+        });
         build.onResolve({ filter: BUILT_ID_ESBUILD_FILTER }, () => ({ path: BUILT_ID, namespace: NAME }));
         build.onLoad({ filter: /.*/, namespace: NAME }, () => ({
           contents: virtualModule(esm ? 'import.meta.url' : '__filename', esm),
