@@ -8,11 +8,12 @@
 // `PROGRESS` progress notifications all arrive in the response's read
 // (the raw server's all-in-one mode; its path in RAW_SERVER).
 // With `{ plugin }` (the bundler plugin's options) each bundler runs with
-// mcp-ordered-dispatch's plugin (esbuild.cjs, rollup.cjs, vite.cjs,
-// webpack.cjs, bun.cjs at the root); `{ separate: true }` gives each bundle a
+// mcp-ordered-dispatch's plugin (its entry by the package's own name:
+// `mcp-ordered-dispatch/esbuild`, ...); `{ separate: true }` gives each bundle a
 // directory of its own (the output alone: the bundle and what the build put
-// beside it); `{ extended: true }` adds the variants only the plugin's suite
-// builds: Vite (build, SSR for Node) and webpack development with devtool 'eval'.
+// beside it); `{ extended: true }` adds the bundlers and variants only the
+// plugin's suites build: Vite 8 (SSR for Node), tsup 9, rolldown, rspack, and
+// webpack development with devtool 'eval'.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
