@@ -79,7 +79,7 @@ const BUNDLERS = {
       const bundle = await rolldown({ input: entry, platform: 'node', logLevel: 'silent', plugins });
       const { output } = await bundle.write({ dir: out, format: 'cjs', entryFileNames: 'app.cjs', codeSplitting: false, minify: true });
       await bundle.close();
-      for (const chunk of output) if (chunk.type === 'chunk') for (const m of Object.values(chunk.modules)) inputBytes += m.originalLength;
+      for (const chunk of output) if (chunk.type === 'chunk') for (const id of chunk.moduleIds) inputBytes += fs.existsSync(id) ? fs.statSync(id).size : 0;
       return { file: path.join(out, 'app.cjs'), inputBytes };
     },
   },
