@@ -15,7 +15,9 @@
 // What a bundler calls JavaScript for: the transform hook carries filters
 // (the id a script's, the code holding a marker name of an SDK class) that
 // rollup 4.40+, rolldown and Vite apply without calling the plugin; esbuild
-// and webpack call it for each script, where the first test is one scan.
+// (its own on-load callback) and webpack and rspack (its own loader,
+// lib/plugin/webpack-loader.cjs) call it for each script, where the first
+// test is one scan of the bytes as read, undecoded.
 //
 // The runtime is reached through one stable id, BUILT_ID, which the plugin
 // resolves itself (no path of the build machine goes into the output): in
@@ -45,6 +47,9 @@ const OWN_ROOT = path.join(__dirname, '..', '..');
 const OWN_LIB = path.join(OWN_ROOT, 'lib') + path.sep;
 const RUNTIME = path.join(__dirname, 'runtime.cjs');
 const WEBPACK_START = path.join(__dirname, 'webpack-start.cjs');
+const WEBPACK_LOADER = path.join(__dirname, 'webpack-loader.cjs');
+/** Each webpack or rspack plugin instance's transform, by the id its loader rule carries (loader options stay plain data). */
+const LOADER_HOOKS = new Map();
 /** The id a changed module imports the runtime by; the plugin resolves it (never a path). */
 const BUILT_ID = `${NAME}/built`;
 // esbuild's: not a package path, which tsup would leave external when the package is a dependency.
@@ -243,8 +248,8 @@ function factory(options = {}, meta = {}) {
   return {
     name: NAME,
     enforce: 'pre',
-    // esbuild: its own on-load callback below (the first test on the file's bytes, undecoded).
-    transform: framework === 'esbuild' ? undefined : {
+    // esbuild, webpack and rspack: their own on-load callback and loader (the first test on the file's bytes, undecoded).
+    transform: framework === 'esbuild' || framework === 'webpack' || framework === 'rspack' ? undefined : {
       filter: { id: { include: SCRIPT, exclude: NOT_SCRIPT }, code: { include: CODE_FILTER(framing) } },
       handler: transform,
     },
@@ -315,6 +320,24 @@ function factory(options = {}, meta = {}) {
     const alias = { name: BUILT_ID, alias: WEBPACK_START, onlyModule: true };
     if (Array.isArray(resolve.alias)) resolve.alias.push(alias);
     else resolve.alias = { ...resolve.alias, [`${BUILT_ID}$`]: WEBPACK_START };
+    // The loader, first for every script (this package's own files aside).
+    const id = String(LOADER_HOOKS.size + 1);
+    LOADER_HOOKS.set(id, {
+      transform,
+      may: (source) => mayDefineSdkClass(source, framing),
+      chain(map, input) {
+        if (!input) return map;
+        const compose = remapping();
+        return compose === undefined ? map : compose([map, typeof input === 'string' ? JSON.parse(input) : input], () => null);
+      },
+    });
+    const moduleOptions = (compiler.options.module ??= {});
+    (moduleOptions.rules ??= []).unshift({
+      test: ESBUILD_SCRIPT,
+      exclude: [OWN_LIB, /\.d\.[cm]?ts$/],
+      enforce: 'pre',
+      use: [{ loader: WEBPACK_LOADER, options: { id }, ident: `${NAME}-${id}` }],
+    });
     compiler.hooks.thisCompilation.tap(NAME, (compilation) => {
       // webpack's "Critical dependency" about this package's own dynamic requires (the loader's
       // platform-package fallback, install()'s transport search): paths a built app never takes.
@@ -417,4 +440,9 @@ function entry(bundler) {
   return make;
 }
 
-module.exports = { entry, factory, platformsOf, addonFileFor, shownName, RUNTIME, BUILT_ID };
+/** The transform of the webpack or rspack plugin instance whose loader rule carries `id` (lib/plugin/webpack-loader.cjs). */
+function loaderHook(id) {
+  return LOADER_HOOKS.get(id);
+}
+
+module.exports = { entry, factory, loaderHook, platformsOf, addonFileFor, shownName, RUNTIME, BUILT_ID };
