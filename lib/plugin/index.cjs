@@ -185,7 +185,8 @@ function factory(options = {}, meta = {}) {
     }
   }
 
-  function transform(code, id) {
+  /** The transform: { code, map } or null; `wantMap` false (an esbuild build without source maps): no map made. */
+  function transform(code, id, wantMap = true) {
     const file = fileOf(id);
     // The first test, before anything else: one scan for the marker names.
     if (!mayDefineSdkClass(code, framing)) return null;
@@ -220,6 +221,7 @@ function factory(options = {}, meta = {}) {
     s.appendLeft(HEAD.exec(code)[0].length, runtimeCall(format, { platforms: addons.map((a) => a.abi), framing }, bun ? addons : undefined, framework === 'esbuild' ? BUILT_ID_ESBUILD : BUILT_ID));
     // The map's source: beside the module (esbuild, rollup, rolldown and Vite read it relative to the
     // module), the module's path for webpack and rspack (which name it relative to their context).
+    if (wantMap === false) return { code: s.toString(), map: null };
     const source = framework === 'webpack' || framework === 'rspack' ? file : path.basename(file);
     let map = s.generateMap({ hires: true, source, includeContent: true });
     // esbuild reads one source map per module: the module's own (the SDK ships
@@ -267,9 +269,10 @@ function factory(options = {}, meta = {}) {
           }
           if (!mayDefineSdkClass(bytes, framing)) return undefined;
           const warnings = [];
-          const out = transform.call({ warn: (text) => warnings.push({ text }) }, bytes.toString('utf8'), args.path);
+          const out = transform.call({ warn: (text) => warnings.push({ text }) }, bytes.toString('utf8'), args.path, Boolean(build.initialOptions.sourcemap));
           if (out === null) return warnings.length > 0 ? { contents: bytes, loader: loaderOf(args.path), resolveDir: path.dirname(args.path), warnings } : undefined;
-          return { contents: `${out.code}\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(out.map)).toString('base64')}`, loader: loaderOf(args.path), resolveDir: path.dirname(args.path), warnings };
+          const map = out.map === null ? '' : `\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(out.map)).toString('base64')}`;
+          return { contents: out.code + map, loader: loaderOf(args.path), resolveDir: path.dirname(args.path), warnings };
         });
         build.onResolve({ filter: BUILT_ID_ESBUILD_FILTER }, () => ({ path: BUILT_ID, namespace: NAME }));
         build.onLoad({ filter: /.*/, namespace: NAME }, () => ({
