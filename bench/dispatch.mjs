@@ -23,7 +23,7 @@ async function child() {
   const { loadSdk, callTool } = require('../test/support/sdk.cjs');
   const { ScriptedTransport } = require('../test/support/scripted-transport.cjs');
   const sdk = await loadSdk(generation, 'esm');
-  if (args.variant === 'patched') require('../index.cjs').install();
+  if (args.variant === 'patched') require('../entries/index.cjs').install();
   if (args.variant === 'jsfix') applyJsFix(sdk.Protocol, generation);
 
   const transport = new ScriptedTransport();

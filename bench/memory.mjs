@@ -34,7 +34,7 @@ async function child() {
   const { loadSdk, callTool } = require('../test/support/sdk.cjs');
   const { ScriptedTransport } = require('../test/support/scripted-transport.cjs');
   const sdk = await loadSdk(generation, 'esm');
-  const lib = require('../index.cjs');
+  const lib = require('../entries/index.cjs');
   if (patched) lib.install();
   if (typeof globalThis.gc !== 'function') throw new Error('run with node --expose-gc');
 

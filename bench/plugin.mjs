@@ -1,19 +1,21 @@
 // Benchmark: what the bundler plugin (mcp-ordered-dispatch/esbuild, /rollup,
-// /webpack) costs a build, and what it costs the built application at start.
+// /rolldown, /webpack, /rspack) costs a build, and what it costs the built
+// application at start.
 //
 //   build     the same client app (the 1.x and 2.x SDK clients and their stdio
 //             transports, zod and ajv with them: every module a host bundling
 //             the SDK carries) bundled for Node by each bundler, with the plugin
 //             and without, alternating, median of --rounds; the plugin's cost is
 //             the difference, per MB of the modules the bundler read (its input),
-//             beside the bundler's own time for the same build.
+//             beside the bundler's own time for the same build; the ratio
+//             column is plugin ÷ bundler alone.
 //   startup   the built app (it imports both clients, constructs a Client of
 //             each and exits), run from a directory holding only the build
 //             output: stock build against plugin build (which loads the addon
 //             and patches both classes as they are defined), interleaved,
 //             median of --runs.
 //
-//   node bench/plugin.mjs [--rounds=5] [--runs=21] [--quick] [--json]
+//   node bench/plugin.mjs [--rounds=5] [--runs=21] [--quick] [--json] [--only=esbuild,rollup]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -43,7 +45,7 @@ const median = (xs) => {
 /** Each bundler: build(entry, outDir, plugins) → { file, inputBytes }, and its plugin. */
 const BUNDLERS = {
   esbuild: {
-    plugin: () => require('../esbuild.cjs')(),
+    plugin: () => require('mcp-ordered-dispatch/esbuild')(),
     async build(entry, out, plugins) {
       const r = await require('esbuild').build({
         entryPoints: [entry], bundle: true, platform: 'node', format: 'cjs', minify: true,
@@ -53,7 +55,7 @@ const BUNDLERS = {
     },
   },
   rollup: {
-    plugin: () => require('../rollup.cjs')(),
+    plugin: () => require('mcp-ordered-dispatch/rollup')(),
     async build(entry, out, plugins) {
       const { rollup } = require('rollup');
       let inputBytes = 0;
@@ -69,8 +71,20 @@ const BUNDLERS = {
       return { file: path.join(out, 'app.cjs'), inputBytes };
     },
   },
+  rolldown: {
+    plugin: () => require('mcp-ordered-dispatch/rolldown')(),
+    async build(entry, out, plugins) {
+      const { rolldown } = require('rolldown');
+      let inputBytes = 0;
+      const bundle = await rolldown({ input: entry, platform: 'node', logLevel: 'silent', plugins });
+      const { output } = await bundle.write({ dir: out, format: 'cjs', entryFileNames: 'app.cjs', codeSplitting: false, minify: true });
+      await bundle.close();
+      for (const chunk of output) if (chunk.type === 'chunk') for (const id of chunk.moduleIds) inputBytes += fs.existsSync(id) ? fs.statSync(id).size : 0;
+      return { file: path.join(out, 'app.cjs'), inputBytes };
+    },
+  },
   webpack: {
-    plugin: () => require('../webpack.cjs')(),
+    plugin: () => require('mcp-ordered-dispatch/webpack')(),
     build(entry, out, plugins) {
       const webpack = require('webpack');
       return new Promise((resolve, reject) => {
@@ -90,6 +104,27 @@ const BUNDLERS = {
   },
 };
 
+BUNDLERS.rspack = {
+  plugin: () => require('mcp-ordered-dispatch/rspack')(),
+  build(entry, out, plugins) {
+    const { rspack } = require('@rspack/core');
+    return new Promise((resolve, reject) => {
+      rspack({
+        mode: 'production', target: 'node', entry, context: path.dirname(entry),
+        output: { path: out, filename: 'app.cjs', library: { type: 'commonjs2' } },
+        resolve: { modules: [path.join(ROOT, 'node_modules')] },
+        plugins, infrastructureLogging: { level: 'error' }, stats: 'none',
+      }, (error, stats) => {
+        if (error || stats.hasErrors()) return reject(error ?? new Error(stats.toString('errors-only')));
+        let inputBytes = 0;
+        for (const m of stats.compilation.modules) inputBytes += m.size();
+        resolve({ file: path.join(out, 'app.cjs'), inputBytes });
+      });
+    });
+  },
+};
+const ONLY = args.only ? String(args.only).split(',') : Object.keys(BUNDLERS);
+
 function run(file) {
   const t0 = process.hrtime.bigint();
   const r = spawnSync(process.execPath, [file], { cwd: path.dirname(file), encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
@@ -107,7 +142,7 @@ try {
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(home, 'node_modules'), 'dir');
   const entry = path.join(home, 'app.mjs');
   fs.writeFileSync(entry, APP);
-  for (const [name, bundler] of Object.entries(BUNDLERS)) {
+  for (const [name, bundler] of Object.entries(BUNDLERS).filter(([name]) => ONLY.includes(name))) {
     const times = { stock: [], plugin: [] };
     let input;
     const outs = {};

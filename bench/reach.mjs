@@ -175,8 +175,8 @@ try {
     cpuTimes?.push(Number(fs.readFileSync(cpuFile, 'utf8')));
     return ms;
   };
-  const register = ['--import', path.join(ROOT, 'register.mjs')];
-  const requireRegister = ['--require', path.join(ROOT, 'register.cjs')];
+  const register = ['--import', path.join(ROOT, 'entries', 'register.mjs')];
+  const requireRegister = ['--require', path.join(ROOT, 'entries', 'register.cjs')];
   // Any --import sends a CommonJS main module through Node's ES module loader
   // (which lexes its exports): the cost of the flag itself, apart from ours.
   const empty = path.join(dir, 'empty.mjs');

@@ -46,7 +46,7 @@ export async function installVariant(variant, root, offThread) {
     return () => {};
   }
   const option = setup.offThread === false ? false : (offThread ?? setup.offThread);
-  const { install } = await import('../index.mjs');
+  const { install } = await import('../entries/index.mjs');
   install({ paths: [root], ...(option === undefined ? {} : { offThread: option }) });
   return (transport) => {
     const name = transport._readBuffer?.constructor?.name;

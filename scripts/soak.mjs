@@ -31,7 +31,7 @@ async function worker() {
   const w = JSON.parse(args.worker);
   const { entry, loadEntry } = require('../test/support/matrix.cjs');
   const { runRepro } = require('../test/support/repro.cjs');
-  const { patchProtocol } = require('../index.cjs');
+  const { patchProtocol } = require('../entries/index.cjs');
   const e = entry(w.entry);
   const sdk = await loadEntry(e, w.build === 'esm' ? (s) => import(s) : async (s) => require(s));
   for (const Protocol of sdk.Protocols) patchProtocol(Protocol);

@@ -1,37 +1,85 @@
 'use strict';
-// The bundler plugin: `mcp-ordered-dispatch/esbuild`, `/rollup`, `/vite`,
-// `/webpack`, `/bun`, one implementation on unplugin. On every module the
-// bundler loads (node_modules included, CommonJS and ES modules, chunks a
-// dependency bundled already) it runs register's rewrite rule
-// (lib/shape/reach.cjs's reachSource) with the build-time global
+// The bundler plugin: `mcp-ordered-dispatch/esbuild`, `/rollup`, `/rolldown`,
+// `/vite`, `/webpack`, `/rspack`, `/bun`, one implementation on unplugin. On
+// every module the bundler loads (node_modules included, CommonJS and ES
+// modules, chunks a dependency bundled already) it runs register's rewrite
+// rule (lib/shape/reach.cjs's reachEdits) with the build-time global
 // (BUILT_GLOBAL): each SDK class gets a static block that hands it over as
-// it is defined, and the module starts with a call of lib/plugin/runtime.cjs,
-// which defines that global and tells the native loader where the build put
-// the addon. A module without the SDK is returned unchanged; a module whose
-// SDK class cannot be given its block is left as it was, with one build
-// warning naming it (nothing at run time will patch it).
+// it is defined, and the module starts with a call of the runtime
+// (lib/plugin/runtime.cjs), which defines that global and tells the native
+// loader where the build put the addon. The insertions are recorded with
+// magic-string: the transform returns their source map. A module without the
+// SDK is returned unchanged; a module whose SDK class cannot be given its
+// block is left as it was, with one build warning naming it.
+//
+// What a bundler calls JavaScript for: the transform hook carries filters
+// (the id a script's, the code holding a marker name of an SDK class) that
+// rollup 4.40+, rolldown and Vite apply without calling the plugin; esbuild
+// (its own on-load callback) and webpack and rspack (its own loader,
+// lib/plugin/webpack-loader.cjs) call it for each script, where the first
+// test is one scan of the bytes as read, undecoded.
+//
+// The runtime is reached through one stable id, BUILT_ID, which the plugin
+// resolves itself (no path of the build machine goes into the output): in
+// rollup, rolldown and Vite to a virtual module that hands the runtime the
+// output file's own `import.meta.url` (the bundler rewrites it for a
+// CommonJS output); in esbuild to one that hands it `import.meta.url` or
+// `__filename` by the build's format; in webpack and rspack (an alias) to
+// lib/plugin/webpack-start.cjs, whose `__filename` webpack makes the output
+// file's in either format; in Bun to the runtime (the addon is embedded).
 //
 // The addon in the artifact: the `.node` of each platform in `platforms`
 // (default: this machine's), from its platform package (or a clone's local
-// build), is written beside the output (esbuild: the outdir; rollup and
-// webpack: an asset; Vite: copied into its outDir) - or, with Bun, required statically so
-// that `bun build` copies it and `bun build --compile` embeds it.
+// build), is written beside every output (esbuild: each output file's
+// directory, written or not - tsup writes them itself; rollup, rolldown,
+// webpack, rspack: an asset; Vite: copied into its outDir at write time) -
+// or, with Bun, required statically so that `bun build` copies it and
+// `bun build --compile` embeds it.
 
 const fs = require('node:fs');
 const path = require('node:path');
 const platform = require('../native/platform.cjs');
-const { reachSource, BUILT_GLOBAL } = require('../shape/reach.cjs');
-const { mayDefineSdkClass } = require('../adapters/modules.cjs');
+const { reachEdits, BUILT_GLOBAL } = require('../shape/reach.cjs');
+const { mayDefineSdkClass, PROTOCOL_MARKERS, STDIO_MARKERS } = require('../adapters/modules.cjs');
 
 const NAME = 'mcp-ordered-dispatch';
 const OWN_ROOT = path.join(__dirname, '..', '..');
 const OWN_LIB = path.join(OWN_ROOT, 'lib') + path.sep;
 const RUNTIME = path.join(__dirname, 'runtime.cjs');
-const SCRIPT = /\.[cm]?[jt]sx?$/;
+const WEBPACK_START = path.join(__dirname, 'webpack-start.cjs');
+const WEBPACK_LOADER = path.join(__dirname, 'webpack-loader.cjs');
+/** Each webpack or rspack plugin instance's transform, by the id its loader rule carries (loader options stay plain data). */
+const LOADER_HOOKS = new Map();
+/** The id a changed module imports the runtime by; the plugin resolves it (never a path). */
+const BUILT_ID = `${NAME}/built`;
+// esbuild's: not a package path, which tsup would leave external when the package is a dependency.
+const BUILT_ID_ESBUILD = `${NAME}:built`;
+const VIRTUAL = `\0${BUILT_ID}`;
+const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const BUILT_ID_FILTER = new RegExp(`^${escape(BUILT_ID)}$`);
+const BUILT_ID_ESBUILD_FILTER = new RegExp(`^${escape(BUILT_ID_ESBUILD)}$`);
+const VIRTUAL_FILTER = new RegExp(`^${escape(VIRTUAL)}$`);
+// A script, by its id (a query or hash after it allowed).
+const SCRIPT = /\.[cm]?[jt]sx?(?:[?#].*)?$/;
+const NOT_SCRIPT = [/^\0/, /\.d\.[cm]?ts(?:[?#].*)?$/, new RegExp(`^${escape(OWN_LIB)}`)];
+// The first marker name of each SDK class kind: a module without one is never handed to the plugin.
+const CODE_FILTER = (framing) => new RegExp((framing ? [PROTOCOL_MARKERS[0], STDIO_MARKERS[0]] : [PROTOCOL_MARKERS[0]]).join('|'));
 // An ES module's own syntax: an import or export statement at the start of a line.
 const ESM_SYNTAX = /(?:^|[\n;])[ \t]*(?:import[ \t]*[\w{*'"]|export[ \t]*[\w{*])/;
 // A module's head: a hashbang, comments, and a "use strict" directive the call must stay behind.
 const HEAD = /^(?:#![^\n]*\n)?(?:\s*(?:\/\/[^\n]*|\/\*[\s\S]*?\*\/))*\s*(?:(['"])use strict\1[ \t]*;?)?/;
+
+// The scripts esbuild hands the plugin's on-load callback (Go's regular expressions: no query).
+const ESBUILD_SCRIPT = /\.[cm]?[jt]sx?$/;
+
+/** esbuild's loader for a script file. */
+function loaderOf(file) {
+  const ext = path.extname(file);
+  if (ext === '.tsx' || ext === '.jsx') return ext.slice(1);
+  return /^\.[cm]?ts$/.test(ext) ? 'ts' : 'js';
+}
+
+let MagicString;
 
 /** The platform names (napi-rs's platformArchABI) the build includes: `platforms` as given, 'all' (every release target), default this machine's. */
 function platformsOf(option) {
@@ -63,6 +111,15 @@ function fileOf(id) {
   return bare.slice(bare.lastIndexOf('!') + 1);
 }
 
+/** The name a block hands over with its class: from the last node_modules/ on, else relative to the working directory, never an absolute path. */
+function shownName(file) {
+  const posix = file.split(path.sep).join('/');
+  const at = posix.lastIndexOf('/node_modules/');
+  if (at >= 0) return posix.slice(at + 1);
+  const rel = path.relative(process.cwd(), file).split(path.sep).join('/');
+  return rel.startsWith('../') || path.isAbsolute(rel) ? path.basename(file) : rel;
+}
+
 /** 'module' when the text has ES module syntax (or an .mjs/.mts name), else 'commonjs'. */
 function formatOf(code, file) {
   if (/\.m[jt]s$/.test(file)) return 'module';
@@ -71,8 +128,8 @@ function formatOf(code, file) {
 }
 
 /** The call of the runtime a changed module starts with, in its format; `embedded`: Bun's static requires of the addons. */
-function runtimeCall(format, config, addons) {
-  const spec = JSON.stringify(RUNTIME.split(path.sep).join('/'));
+function runtimeCall(format, config, addons, id = BUILT_ID) {
+  const spec = JSON.stringify(id);
   let args = JSON.stringify(config);
   if (addons !== undefined) {
     const embedded = addons.map(({ abi, file }) => `${JSON.stringify(abi)}:()=>require(${JSON.stringify(file.split(path.sep).join('/'))})`);
@@ -83,10 +140,16 @@ function runtimeCall(format, config, addons) {
     : `require(${spec})(${args});`;
 }
 
-/** `code` with `call` after its hashbang, leading comments and "use strict" directive (on the same line: line numbers stay). */
-function withCall(code, call) {
-  const head = HEAD.exec(code)[0];
-  return head + call + code.slice(head.length);
+/**
+ * The virtual module BUILT_ID resolves to (rollup, rolldown, Vite; esbuild):
+ * the runtime's start, handed where the output file is. `at`: the
+ * expression for it ('import.meta.url' or '__filename').
+ */
+function virtualModule(at, esm = true) {
+  const runtime = JSON.stringify(RUNTIME.split(path.sep).join('/'));
+  return esm
+    ? `import start from ${runtime};\nexport default function built(config) { start(config, ${at}); }\n`
+    : `const start = require(${runtime});\nmodule.exports = function built(config) { start(config, ${at}); };\n`;
 }
 
 /**
@@ -96,9 +159,10 @@ function withCall(code, call) {
 function factory(options = {}, meta = {}) {
   const platforms = platformsOf(options.platforms);
   const framing = options.framing !== false;
-  const bun = meta.framework === 'bun';
+  const framework = meta.framework;
+  const bun = framework === 'bun';
   let addons; // [{ abi, name, file }] of the platforms found, looked up once
-  let missing = [];
+  const missing = [];
   let changedAny = false;
   let warnedMissing = false;
 
@@ -113,24 +177,28 @@ function factory(options = {}, meta = {}) {
     return addons;
   }
 
-  /** Copy the addons into `dir` (esbuild's outdir). */
-  function copyAddons(dir) {
-    fs.mkdirSync(dir, { recursive: true });
-    for (const { name, file } of findAddons()) fs.copyFileSync(file, path.join(dir, name));
+  /** Copy the addons into each of `dirs` (an output's directory). */
+  function copyAddons(dirs) {
+    for (const dir of new Set(dirs)) {
+      fs.mkdirSync(dir, { recursive: true });
+      for (const { name, file } of findAddons()) fs.copyFileSync(file, path.join(dir, name));
+    }
   }
 
-  function transform(code, id) {
+  /** The transform: { code, map } or null; `wantMap` false (an esbuild build without source maps): no map made. */
+  function transform(code, id, wantMap = true) {
     const file = fileOf(id);
-    let changed;
+    // The first test, before anything else: one scan for the marker names.
+    if (!mayDefineSdkClass(code, framing)) return null;
+    let reached;
     let format;
     try {
       format = formatOf(code, file);
-      const rel = path.relative(process.cwd(), file).split(path.sep).join('/');
-      changed = reachSource(code, rel, format, { global: BUILT_GLOBAL, framing, skipSdkScope: false });
+      reached = reachEdits(code, shownName(file), format, { global: BUILT_GLOBAL, framing, skipSdkScope: false });
     } catch {
-      changed = undefined;
+      reached = undefined;
     }
-    if (changed === undefined) {
+    if (reached === undefined) {
       if (failedToReach(code, framing)) this.warn(`${NAME}: ${file}: an MCP SDK class in it could not be patched at build time; the module is left as it was (nothing at run time will patch it)`);
       return null;
     }
@@ -144,59 +212,174 @@ function factory(options = {}, meta = {}) {
           'Install the platform package (npm install --force <name>) where the build runs, or leave the platform out.',
       );
     }
-    return { code: withCall(changed, runtimeCall(format, { platforms: addons.map((a) => a.abi), framing }, bun ? addons : undefined)), map: null };
+    if (MagicString === undefined) {
+      const magic = require('magic-string');
+      MagicString = magic.default ?? magic.MagicString ?? magic;
+    }
+    const s = new MagicString(code);
+    for (const [offset, inserted] of reached.edits) s.appendLeft(offset, inserted);
+    s.appendLeft(HEAD.exec(code)[0].length, runtimeCall(format, { platforms: addons.map((a) => a.abi), framing }, bun ? addons : undefined, framework === 'esbuild' ? BUILT_ID_ESBUILD : BUILT_ID));
+    // The map's source: beside the module (esbuild, rollup, rolldown and Vite read it relative to the
+    // module), the module's path for webpack and rspack (which name it relative to their context).
+    if (wantMap === false) return { code: s.toString(), map: null };
+    const source = framework === 'webpack' || framework === 'rspack' ? file : path.basename(file);
+    let map = s.generateMap({ hires: true, source, includeContent: true });
+    // esbuild reads one source map per module: the module's own (the SDK ships
+    // protocol.js.map) would give way to this one, so this one carries it on.
+    if (framework === 'esbuild') {
+      const own = ownSourceMap(code, file);
+      const compose = own === undefined ? undefined : remapping();
+      if (compose !== undefined) {
+        s.remove(own.comment.start, own.comment.end);
+        map = compose([s.generateMap({ hires: true, source, includeContent: true }), own.map], () => null);
+      }
+    }
+    return { code: s.toString(), map };
+  }
+
+  /** rollup, rolldown and Vite: BUILT_ID as the virtual module, the addons as assets when the runtime is in the bundle. */
+  const rollupLike = {
+    resolveId: { filter: { id: BUILT_ID_FILTER }, handler: (id) => (id === BUILT_ID ? VIRTUAL : null) },
+    load: { filter: { id: VIRTUAL_FILTER }, handler: (id) => (id === VIRTUAL ? virtualModule('import.meta.url') : null) },
+  };
+
+  function builtHere(context) {
+    return changedAny || [...context.getModuleIds()].some((id) => id === VIRTUAL);
   }
 
   return {
     name: NAME,
     enforce: 'pre',
-    transformInclude(id) {
-      const file = fileOf(id);
-      return SCRIPT.test(file) && !id.startsWith('\0') && !file.startsWith(OWN_LIB) && !file.endsWith('.d.ts');
+    // esbuild, webpack and rspack: their own on-load callback and loader (the first test on the file's bytes, undecoded).
+    transform: framework === 'esbuild' || framework === 'webpack' || framework === 'rspack' ? undefined : {
+      filter: { id: { include: SCRIPT, exclude: NOT_SCRIPT }, code: { include: CODE_FILTER(framing) } },
+      handler: transform,
     },
-    transform,
     esbuild: {
       setup(build) {
-        build.onEnd(() => {
+        const esm = build.initialOptions.format === 'esm';
+        build.onLoad({ filter: ESBUILD_SCRIPT }, async (args) => {
+          if (args.namespace !== 'file' || args.path.startsWith(OWN_LIB) || /\.d\.[cm]?ts$/.test(args.path)) return undefined;
+          let bytes;
+          try {
+            // Asynchronous: esbuild keeps several loads in flight (a synchronous read measured +40% of the build).
+            bytes = await fs.promises.readFile(args.path);
+          } catch {
+            return undefined; // esbuild says why
+          }
+          if (!mayDefineSdkClass(bytes, framing)) return undefined;
+          const warnings = [];
+          const out = transform.call({ warn: (text) => warnings.push({ text }) }, bytes.toString('utf8'), args.path, Boolean(build.initialOptions.sourcemap));
+          if (out === null) return warnings.length > 0 ? { contents: bytes, loader: loaderOf(args.path), resolveDir: path.dirname(args.path), warnings } : undefined;
+          const map = out.map === null ? '' : `\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(out.map)).toString('base64')}`;
+          return { contents: out.code + map, loader: loaderOf(args.path), resolveDir: path.dirname(args.path), warnings };
+        });
+        build.onResolve({ filter: BUILT_ID_ESBUILD_FILTER }, () => ({ path: BUILT_ID, namespace: NAME }));
+        build.onLoad({ filter: /.*/, namespace: NAME }, () => ({
+          contents: virtualModule(esm ? 'import.meta.url' : '__filename', esm),
+          resolveDir: __dirname,
+          loader: 'js',
+        }));
+        build.onEnd((result) => {
           if (!changedAny) return;
-          const { outdir, outfile, write } = build.initialOptions;
-          if (write === false || (!outdir && !outfile)) return;
-          copyAddons(outdir ? path.resolve(outdir) : path.dirname(path.resolve(outfile)));
+          // Each output's directory: from the result (write: false, as tsup builds), else from the options.
+          const outputs = (result.outputFiles ?? []).map((f) => f.path).filter((f) => /\.[cm]?js$/.test(f));
+          const { outdir, outfile } = build.initialOptions;
+          if (outputs.length > 0) copyAddons(outputs.map((f) => path.dirname(f)));
+          else if (outdir || outfile) copyAddons([outdir ? path.resolve(outdir) : path.dirname(path.resolve(outfile))]);
         });
       },
     },
-    rollup: { generateBundle: emitForRollup },
+    rollup: { ...rollupLike, generateBundle: emitForRollup },
+    rolldown: { ...rollupLike, generateBundle: emitForRollup },
     // Vite: copied at write time (an SSR build, the one for Node, emits no assets unless build.ssrEmitAssets).
     vite: {
+      ...rollupLike,
       writeBundle(outputOptions) {
-        if (!changedAny && ![...this.getModuleIds()].some((id) => fileOf(id) === RUNTIME)) return;
+        if (!builtHere(this)) return;
         const dir = outputOptions.dir ?? (outputOptions.file && path.dirname(outputOptions.file));
-        if (dir) copyAddons(path.resolve(dir));
+        if (dir) copyAddons([path.resolve(dir)]);
       },
     },
-    webpack(compiler) {
-      const { Compilation, sources } = compiler.webpack;
-      compiler.hooks.thisCompilation.tap(NAME, (compilation) => {
-        // webpack's "Critical dependency" about this package's own dynamic requires (the loader's
-        // platform-package fallback, install()'s transport search): paths a built app never takes.
-        compilation.hooks.processWarnings.tap(NAME, (warnings) =>
-          warnings.filter((w) => !(String(w.module?.resource).startsWith(OWN_LIB) && /Critical dependency/.test(w.message))),
-        );
-        compilation.hooks.processAssets.tap({ name: NAME, stage: Compilation.PROCESS_ASSETS_STAGE_ADDITIONAL }, () => {
-          const built = changedAny || [...compilation.modules].some((m) => m.resource === RUNTIME);
-          if (!built) return;
-          for (const { name, file } of findAddons()) {
-            if (!compilation.getAsset(name)) compilation.emitAsset(name, new sources.RawSource(fs.readFileSync(file)));
-          }
-        });
-      });
+    bun: {
+      setup(build) {
+        build.onResolve({ filter: BUILT_ID_FILTER }, () => ({ path: RUNTIME }));
+      },
     },
+    webpack: webpackLike,
+    rspack: webpackLike,
   };
 
-  /** rollup and Vite: the addons as assets, when the runtime is in the bundle. */
+  /** rollup and rolldown: the addons as assets, when the runtime is in the bundle. */
   function emitForRollup() {
-    if (!changedAny && ![...this.getModuleIds()].some((id) => fileOf(id) === RUNTIME)) return;
+    if (!builtHere(this)) return;
     for (const { name, file } of findAddons()) this.emitFile({ type: 'asset', fileName: name, source: fs.readFileSync(file) });
+  }
+
+  /** webpack and rspack: BUILT_ID an alias of lib/plugin/webpack-start.cjs; the addons as assets. */
+  function webpackLike(compiler) {
+    const { Compilation, sources } = compiler.webpack ?? compiler.rspack;
+    const resolve = (compiler.options.resolve ??= {});
+    const alias = { name: BUILT_ID, alias: WEBPACK_START, onlyModule: true };
+    if (Array.isArray(resolve.alias)) resolve.alias.push(alias);
+    else resolve.alias = { ...resolve.alias, [`${BUILT_ID}$`]: WEBPACK_START };
+    // The loader, first for every script (this package's own files aside).
+    const id = String(LOADER_HOOKS.size + 1);
+    LOADER_HOOKS.set(id, {
+      transform,
+      may: (source) => mayDefineSdkClass(source, framing),
+      chain(map, input) {
+        if (!input) return map;
+        const compose = remapping();
+        return compose === undefined ? map : compose([map, typeof input === 'string' ? JSON.parse(input) : input], () => null);
+      },
+    });
+    const moduleOptions = (compiler.options.module ??= {});
+    (moduleOptions.rules ??= []).unshift({
+      test: ESBUILD_SCRIPT,
+      exclude: [OWN_LIB, /\.d\.[cm]?ts$/],
+      enforce: 'pre',
+      use: [{ loader: WEBPACK_LOADER, options: { id }, ident: `${NAME}-${id}` }],
+    });
+    compiler.hooks.thisCompilation.tap(NAME, (compilation) => {
+      // webpack's "Critical dependency" about this package's own dynamic requires (the loader's
+      // platform-package fallback, install()'s transport search): paths a built app never takes.
+      compilation.hooks.processWarnings?.tap(NAME, (warnings) =>
+        warnings.filter((w) => !(String(w.module?.resource).startsWith(OWN_LIB) && /Critical dependency/.test(w.message))),
+      );
+      compilation.hooks.processAssets.tap({ name: NAME, stage: Compilation.PROCESS_ASSETS_STAGE_ADDITIONAL }, () => {
+        let built = changedAny;
+        if (!built) {
+          for (const m of compilation.modules) {
+            if (m.resource === WEBPACK_START) {
+              built = true;
+              break;
+            }
+          }
+        }
+        if (!built) return;
+        for (const { name, file } of findAddons()) {
+          if (!compilation.getAsset(name)) compilation.emitAsset(name, new sources.RawSource(fs.readFileSync(file)));
+        }
+      });
+    });
+  }
+}
+
+// A module's own source map comment: its last line.
+const MAP_COMMENT = /\n\/\/# sourceMappingURL=(\S+)\s*$/;
+
+/** The source map `code` (the module at `file`) links to (a file beside it or a data: URL) with its comment's range, or undefined. */
+function ownSourceMap(code, file) {
+  const found = MAP_COMMENT.exec(code);
+  if (found === null) return undefined;
+  try {
+    const url = found[1];
+    const data = /^data:application\/json;(?:charset=utf-8;)?base64,(.*)$/.exec(url);
+    const text = data ? Buffer.from(data[1], 'base64').toString('utf8') : fs.readFileSync(path.resolve(path.dirname(file), decodeURI(url)), 'utf8');
+    return { map: JSON.parse(text), comment: { start: found.index + 1, end: found.index + found[0].length } };
+  } catch {
+    return undefined;
   }
 }
 
@@ -206,7 +389,7 @@ function factory(options = {}, meta = {}) {
  */
 function failedToReach(code, framing) {
   try {
-    if (!mayDefineSdkClass(code, framing) || code.includes(BUILT_GLOBAL)) return false;
+    if (code.includes(BUILT_GLOBAL)) return false;
     const found = require('../shape/sdk-classes.cjs').sdkClassesIn(code) ?? [];
     return found.some((cls) => framing || cls.kind === 'protocol');
   } catch {
@@ -216,16 +399,42 @@ function failedToReach(code, framing) {
 
 let unplugin;
 
-/** The plugin for `bundler` ('esbuild', 'rollup', 'vite', 'webpack', 'bun'): its factory, `mcpOrderedDispatch(options)`. */
+/**
+ * A build-time package the plugin needs (an optional peer dependency:
+ * nothing a user of register downloads), or a thrown error saying what to install.
+ */
+function peer(name, bundler) {
+  try {
+    return require(name);
+  } catch (cause) {
+    throw new Error(
+      `${NAME}/${bundler} needs the ${name} package (an optional peer dependency of ${NAME}, used at build time only): ` +
+        'install it beside your bundler, e.g. `npm install --save-dev unplugin magic-string`.',
+      { cause },
+    );
+  }
+}
+
+/** @jridgewell/remapping (unplugin's own dependency: where a strict layout does not hoist it, from beside unplugin), or undefined. */
+function remapping() {
+  try {
+    return require('@jridgewell/remapping');
+  } catch {
+    try {
+      return require('node:module').createRequire(require.resolve('unplugin'))('@jridgewell/remapping');
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** The plugin for `bundler` ('esbuild', 'rollup', 'rolldown', 'vite', 'webpack', 'rspack', 'bun'): its factory, `mcpOrderedDispatch(options)`. */
 function entry(bundler) {
   const make = (options) => {
     if (unplugin === undefined) {
-      let createUnplugin;
-      try {
-        ({ createUnplugin } = require('unplugin'));
-      } catch (cause) {
-        throw new Error(`${NAME}/${bundler} needs the unplugin package (an optional peer dependency): install it beside your bundler, e.g. \`npm install --save-dev unplugin\`.`, { cause });
-      }
+      const { createUnplugin } = peer('unplugin', bundler);
+      const magic = peer('magic-string', bundler);
+      MagicString = magic.default ?? magic.MagicString ?? magic;
       unplugin = createUnplugin(factory);
     }
     return unplugin[bundler](options);
@@ -234,4 +443,9 @@ function entry(bundler) {
   return make;
 }
 
-module.exports = { entry, factory, platformsOf, addonFileFor, RUNTIME };
+/** The transform of the webpack or rspack plugin instance whose loader rule carries `id` (lib/plugin/webpack-loader.cjs). */
+function loaderHook(id) {
+  return LOADER_HOOKS.get(id);
+}
+
+module.exports = { entry, factory, loaderHook, platformsOf, addonFileFor, shownName, RUNTIME, BUILT_ID };

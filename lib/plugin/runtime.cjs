@@ -11,9 +11,14 @@
 //     to a per-user cache directory named by its content hash;
 //   - the `.node` a Bun build required statically (`bun build --compile`
 //     embeds it; a plain `bun build` copies it beside the output);
-//   - the `.node` the plugin put beside the output: looked for beside this
-//     bundle (__dirname), the main module, the entry script and the executable
-//     (in an Electron asar archive: its `.asar.unpacked` twin first).
+//   - the `.node` the plugin put beside the output: looked for beside the
+//     output file (`at`, handed over by the module the plugin resolves its
+//     stable id to: the output's `import.meta.url` or its `__filename`), the
+//     main module, the entry script and the executable. A directory inside an Electron asar
+//     archive is looked for in its `.asar.unpacked` twin (asarUnpack: a
+//     `.node` cannot be opened from inside the archive).
+// Nothing here reads `__dirname` or `__filename` (an ES module output defines
+// neither, and Bun writes the build machine's directory for them).
 // When none is there (a platform the build did not include), the loader's
 // error names what the artifact lacks and how to fix the build; the first
 // SDK class prints it once as a NativeAddonWarning and the app runs stock.
@@ -33,13 +38,14 @@ let started = false;
  * `config` (written by the plugin into each changed module): platforms (the
  * napi-rs platform names whose addon the build includes), framing (native
  * stdio framing, default true), embedded ({ [platform]: () => addon exports },
- * Bun builds only).
+ * Bun builds only). `at`: the output file, as a file: URL or a path, when
+ * the bundle can say.
  */
-function start(config = {}) {
+function start(config = {}, at = undefined) {
   if (started) return;
   started = true;
   try {
-    provide(config);
+    provide(config, at);
   } catch {
     // The loader then looks where it always does (MCP_ORDERED_DISPATCH_NATIVE, the platform package).
   }
@@ -62,7 +68,7 @@ function fixFor(abi, name, platforms) {
     `or set ${platform.ENV_OVERRIDE} to it.`;
 }
 
-function provide({ platforms = [], embedded }) {
+function provide({ platforms = [], embedded }, at) {
   const abi = platform.platformArchABI();
   const name = platform.binaryFileName(abi);
   const fix = fixFor(abi, name, platforms);
@@ -76,23 +82,43 @@ function provide({ platforms = [], embedded }) {
     provideAddon({ addon: embed(), from: FROM, fix });
     return;
   }
-  const dirs = candidateDirs();
-  const file = dirs.map((dir) => path.join(dir, name)).find((f) => fs.existsSync(f)) ?? path.join(dirs[0], name);
-  provideAddon({ file, from: FROM, fix });
+  provideAddon({ file: addonIn(candidateDirs(at), name), from: FROM, fix });
 }
 
-/** Where a bundle's addon may be: beside this bundle, the main module, the entry script, the executable. */
-function candidateDirs() {
+/** The first of `dirs` holding `name` (a directory inside an asar archive: its `.asar.unpacked` twin), else where the first would hold it. */
+function addonIn(dirs, name) {
+  const files = dirs.map((dir) => path.join(dir, name));
+  return files.find((f) => fs.existsSync(f)) ?? files[0];
+}
+
+/** The directory of `at` (a file: URL or a path), or undefined. */
+function dirOf(at) {
+  if (typeof at !== 'string' || at === '') return undefined;
+  try {
+    const file = at.startsWith('file:') ? (process.getBuiltinModule?.('node:url') ?? require('node:url')).fileURLToPath(at) : at;
+    return path.isAbsolute(file) ? path.dirname(file) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where a bundle's addon may be: beside the output file, the main module, the entry script, the executable. */
+function candidateDirs(at) {
   const dirs = [];
+  const own = dirOf(at);
+  if (own !== undefined) dirs.push(own);
   // eslint-disable-next-line no-undef
-  if (typeof __dirname === 'string' && path.isAbsolute(__dirname)) dirs.push(__dirname);
   const main = typeof require === 'function' ? require.main?.filename : undefined;
   if (typeof main === 'string') dirs.push(path.dirname(main));
   if (typeof process.argv[1] === 'string') dirs.push(path.dirname(path.resolve(process.argv[1])));
   dirs.push(path.dirname(process.execPath));
   // An Electron app packed into an asar archive: the addon is in its .unpacked twin (asarUnpack).
-  const unpacked = dirs.filter((d) => /\.asar([\\/]|$)/.test(d)).map((d) => d.replace(/\.asar(?=[\\/]|$)/, '.asar.unpacked'));
-  return [...new Set([...unpacked, ...dirs])];
+  return [...new Set(dirs.map(unpackedTwin))];
+}
+
+/** `dir` with its `.asar` archive segment as the `.asar.unpacked` directory beside it (asarUnpack), else `dir`. */
+function unpackedTwin(dir) {
+  return dir.replace(/\.asar(?=[\\/]|$)/, '.asar.unpacked');
 }
 
 /** A single executable application's addon asset, written out once per content: its file, or undefined (not a SEA, or no such asset). */
@@ -128,3 +154,5 @@ function userCacheDir() {
 module.exports = start;
 module.exports.default = start;
 module.exports.start = start;
+module.exports.candidateDirs = candidateDirs;
+module.exports.addonIn = addonIn;

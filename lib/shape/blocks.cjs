@@ -21,12 +21,17 @@ function block(global, kind, generation, file) {
   return `static{try{typeof globalThis.${global}=="function"&&globalThis.${global}(${asciiJson(kind)},${generation},${asciiJson(file)},this)}catch{}}`;
 }
 
+/** The insertions for `at` ([[offset, kind, generation]], by offset): [[offset, block]], for a caller that records them (a source map). */
+function blocksAt(at, global, file) {
+  return at.map(([offset, kind, generation]) => [offset, block(global, kind, generation, file)]);
+}
+
 /** `text` with a block at each of `at` ([[offset, kind, generation]], by offset). */
 function insertBlocks(text, at, global, file) {
   let out = '';
   let last = 0;
-  for (const [offset, kind, generation] of at) {
-    out += text.slice(last, offset) + block(global, kind, generation, file);
+  for (const [offset, inserted] of blocksAt(at, global, file)) {
+    out += text.slice(last, offset) + inserted;
     last = offset;
   }
   return out + text.slice(last);
@@ -78,4 +83,4 @@ function verifyBlocks(found, changed, at, global, file, format) {
   return true;
 }
 
-module.exports = { insertBlocks, verifyBlocks };
+module.exports = { insertBlocks, blocksAt, verifyBlocks };

@@ -25,9 +25,12 @@ const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 const sdk = require('../adapters/modules.cjs');
 
-// This package's own lib/ (its files name the markers, and define no SDK class).
-const OWN_LIB = path.join(__dirname, '..');
-const OWN_LIB_URL = pathToFileURL(OWN_LIB).href;
+// This package's own lib/ (its files name the markers, and define no SDK class);
+// none where this file is bundled (module.filename is Node's, where the
+// module is a file: a bundle's ES module output has no __dirname, and Bun
+// writes the build machine's directory for it).
+const OWN_LIB = typeof module.filename === 'string' ? path.join(path.dirname(module.filename), '..') : undefined;
+const OWN_LIB_URL = OWN_LIB === undefined ? undefined : pathToFileURL(OWN_LIB).href;
 
 const { BUILT_GLOBAL } = require('./globals.cjs');
 
@@ -56,9 +59,18 @@ function textOf(source) {
  *   skipSdkScope (default false): leave modules under the SDK's scope alone.
  */
 function reachSource(source, file, format, options) {
+  return reachEdits(source, file, format, options)?.text;
+}
+
+/**
+ * What reachSource() does, with what it inserted: { text, edits } where
+ * edits are [[offset in the source text, inserted text]] (a bundler plugin
+ * records them for its source map), or undefined.
+ */
+function reachEdits(source, file, format, options) {
   try {
     const { global, framing = true, skipSdkScope = false } = options;
-    if (file.startsWith(OWN_LIB) || file.startsWith(OWN_LIB_URL)) return undefined;
+    if (OWN_LIB !== undefined && (file.startsWith(OWN_LIB) || file.startsWith(OWN_LIB_URL))) return undefined;
     if (skipSdkScope && (file.includes(sdk.SDK_URL_SEGMENT) || file.includes(sdk.SDK_PATH))) return undefined;
     const bytes = bytesOf(source);
     if (!sdk.mayDefineSdkClass(bytes, framing)) return undefined;
@@ -85,7 +97,7 @@ function withBlocks(text, file, format, global) {
     if (!cached) cache.writeCache(key, at);
     return undefined;
   }
-  const { insertBlocks, verifyBlocks } = require('./blocks.cjs');
+  const { insertBlocks, blocksAt, verifyBlocks } = require('./blocks.cjs');
   const changed = insertBlocks(text, at, global, file);
   if (!cached) {
     // Cached only once proven; proven with this module's file name, the same shape for any.
@@ -95,7 +107,7 @@ function withBlocks(text, file, format, global) {
     }
     cache.writeCache(key, at);
   }
-  return changed;
+  return { text: changed, edits: blocksAt(at, global, file) };
 }
 
 /**
@@ -119,4 +131,4 @@ function defineHandOver(name, receive) {
   });
 }
 
-module.exports = { reachSource, defineHandOver, bytesOf, textOf, BUILT_GLOBAL };
+module.exports = { reachSource, reachEdits, defineHandOver, bytesOf, textOf, BUILT_GLOBAL };

@@ -37,8 +37,8 @@ after(() => dir && fs.rmSync(dir, { recursive: true, force: true }));
 
 test('the main tarball: the JavaScript, types and LICENSE; no Rust source, no binary, no install script', () => {
   const files = tarList(tarballs.main);
-  for (const f of ['package.json', 'LICENSE', 'index.cjs', 'index.mjs', 'index.d.ts', 'register.mjs', 'register.cjs',
-    'testing.cjs', 'lib/native/addon.cjs', 'lib/classify/dispatch.cjs', 'bin/mcp-ordered-dispatch.cjs']) {
+  for (const f of ['package.json', 'LICENSE', 'entries/index.cjs', 'entries/index.mjs', 'entries/index.d.ts', 'entries/register.mjs', 'entries/register.cjs',
+    'entries/testing.cjs', 'entries/rolldown.cjs', 'entries/rspack.d.mts', 'lib/native/addon.cjs', 'lib/classify/dispatch.cjs', 'bin/mcp-ordered-dispatch.cjs']) {
     assert.ok(files.includes(f), `${f} is in the main tarball`);
   }
   for (const f of files) {

@@ -96,10 +96,10 @@ function checkMembers(label, declaredMembers, instance, Class) {
 }
 
 test('index.d.ts declares exactly what the package exports (CJS and ESM entries) and every public member of its classes', async () => {
-  const declared = declaredSurface(path.join(ROOT, 'index.d.ts'));
-  const cjs = require('../../index.cjs');
+  const declared = declaredSurface(path.join(ROOT, 'entries', 'index.d.ts'));
+  const cjs = require('../../entries/index.cjs');
   checkSurface('index.cjs', declared, cjs);
-  checkSurface('index.mjs', declared, await import('../../index.mjs'));
+  checkSurface('index.mjs', declared, await import('../../entries/index.mjs'));
 
   // The classes, each with a live instance: the native ones from the built addon.
   const addon = require('../../lib/native/addon.cjs').load();
@@ -125,10 +125,10 @@ test('index.d.ts declares exactly what the package exports (CJS and ESM entries)
 });
 
 test('testing.d.ts declares exactly what mcp-ordered-dispatch/testing exports, and WireTap what tapWire returns', async () => {
-  const declared = declaredSurface(path.join(ROOT, 'testing.d.ts'));
-  const cjs = require('../../testing.cjs');
+  const declared = declaredSurface(path.join(ROOT, 'entries', 'testing.d.ts'));
+  const cjs = require('../../entries/testing.cjs');
   checkSurface('testing.cjs', declared, cjs);
-  checkSurface('testing.mjs', declared, await import('../../testing.mjs'));
+  checkSurface('testing.mjs', declared, await import('../../entries/testing.mjs'));
   const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
   const tap = cjs.tapWire(new Client({ name: 'types', version: '1.0.0' }));
   try {
@@ -139,10 +139,10 @@ test('testing.d.ts declares exactly what mcp-ordered-dispatch/testing exports, a
 });
 
 test('register.d.ts declares no exports, as register.cjs exports nothing outside the vm sandboxes', () => {
-  const declared = declaredSurface(path.join(ROOT, 'register.d.ts'));
+  const declared = declaredSurface(path.join(ROOT, 'entries', 'register.d.ts'));
   assert.equal(declared.values.size, 0);
   // In a child process: requiring it installs the hooks.
-  const r = spawnSync(process.execPath, ['-p', "JSON.stringify(Object.keys(require('./register.cjs')))"], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['-p', "JSON.stringify(Object.keys(require('./entries/register.cjs')))"], { cwd: ROOT, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   assert.deepEqual(JSON.parse(r.stdout), []);
 });

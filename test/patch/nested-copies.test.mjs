@@ -24,7 +24,7 @@ before(() => {
      const { runRepro } = require(${JSON.stringify(path.join(ROOT, 'test', 'support', 'repro.cjs'))});
      (async () => {
        let patched = [];
-       if (process.argv[2] === 'install') patched = require(${JSON.stringify(path.join(ROOT, 'index.cjs'))}).install({ cwd: __dirname }).patched;
+       if (process.argv[2] === 'install') patched = require(${JSON.stringify(path.join(ROOT, 'entries', 'index.cjs'))}).install({ cwd: __dirname }).patched;
        const nested = ${JSON.stringify(project.copies.nested)};
        const { Client } = require(path.join(nested, 'dist/cjs/client/index.js'));
        const { StdioClientTransport } = require(path.join(nested, 'dist/cjs/client/stdio.js'));

@@ -19,7 +19,7 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const { install, isPatched, UnsupportedSdkError } = require('../../index.cjs');
+const { install, isPatched, UnsupportedSdkError } = require('../../entries/index.cjs');
 
 const PROTOCOL = `class Protocol {
   constructor() { this._notificationHandlers = new Map(); this._progressHandlers = new Map(); }
@@ -58,11 +58,11 @@ before(() => {
   const report = `console.log(JSON.stringify({ started: true, patched: isPatched(Protocol) }));\n`;
   fs.writeFileSync(
     path.join(dir, 'app.mjs'),
-    `import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';\nimport { isPatched } from ${JSON.stringify(path.join(root, 'index.mjs'))};\n${report}`,
+    `import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';\nimport { isPatched } from ${JSON.stringify(path.join(root, 'entries', 'index.mjs'))};\n${report}`,
   );
   fs.writeFileSync(
     path.join(dir, 'app.cjs'),
-    `const { Protocol } = require('@modelcontextprotocol/sdk/shared/protocol.js');\nconst { isPatched } = require(${JSON.stringify(path.join(root, 'index.cjs'))});\n${report}`,
+    `const { Protocol } = require('@modelcontextprotocol/sdk/shared/protocol.js');\nconst { isPatched } = require(${JSON.stringify(path.join(root, 'entries', 'index.cjs'))});\n${report}`,
   );
 });
 
@@ -101,8 +101,8 @@ function run(args) {
 }
 
 for (const [flag, entry, app, build] of [
-  ['--import', 'register.mjs', 'app.mjs', 'ESM'],
-  ['--require', 'register.cjs', 'app.cjs', 'CJS'],
+  ['--import', 'entries/register.mjs', 'app.mjs', 'ESM'],
+  ['--require', 'entries/register.cjs', 'app.cjs', 'CJS'],
 ]) {
   test(`register (${flag}) warns about the copy, leaves it stock, and the app runs (${build} build)`, async () => {
     const { code, stdout, stderr } = await run([flag, path.join(root, entry), app]);

@@ -65,7 +65,7 @@ for (const build of ['esm', 'cjs']) {
   CASES.push([build, 'stock', []]);
   CASES.push([build, 'install', []]);
   CASES.push([build, 'patchProtocol', []]);
-  CASES.push([build, 'register', build === 'esm' ? ['--import', path.join(ROOT, 'register.mjs')] : ['--require', path.join(ROOT, 'register.cjs')]]);
+  CASES.push([build, 'register', build === 'esm' ? ['--import', path.join(ROOT, 'entries', 'register.mjs')] : ['--require', path.join(ROOT, 'entries', 'register.cjs')]]);
 }
 
 test('the reproduction is real: the same all-in-one calls lose progress with the unchanged SDK', async () => {
@@ -120,7 +120,7 @@ test('doctor: every fixed copy is "fixed upstream", exit 0', async () => {
 
 test('a Protocol that neither defers nor dispatches in order is still refused (patchProtocol throws UnsupportedSdkError)', async () => {
   // The fixed 1.x copy with its handler lookup taken out: not ours to patch, not fixed either.
-  const { patchProtocol, UnsupportedSdkError } = require('../../index.cjs');
+  const { patchProtocol, UnsupportedSdkError } = require('../../entries/index.cjs');
   const { Protocol } = require(path.join(dir, 'node_modules/@modelcontextprotocol/sdk/dist/cjs/shared/protocol.js'));
   class Broken extends Protocol {
     _onnotification() {}

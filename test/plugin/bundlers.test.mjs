@@ -1,34 +1,33 @@
-// The bundler plugin (mcp-ordered-dispatch/esbuild, /rollup, /vite, /bun;
-// webpack: test/plugin/webpack.test.mjs) building the 1.x and the 2.x client
-// app of test/support/bundles.mjs, each output then run alone: its directory
-// copied into an empty temporary directory with no node_modules there or
-// above, against the coalescing server (60 progress notifications in the
-// response's read); test/support/plugin-matrix.mjs runs the matrix:
+// The bundler plugin through mcp-ordered-dispatch/esbuild (esbuild itself and
+// tsup 9, which runs esbuild with write: false and writes the files itself)
+// and /bun building the 1.x and the 2.x client app of
+// test/support/bundles.mjs (rollup, rolldown, Vite: test/plugin/rollup.test.mjs;
+// webpack, rspack: test/plugin/webpack.test.mjs), each output then run
+// alone: its directory copied into an empty temporary directory with no
+// node_modules there or above, against the coalescing server (60 progress
+// notifications in the response's read); test/support/plugin-matrix.mjs runs
+// the matrix:
 //   - built with the plugin: 0 lost, no onerror, stderr empty; the bundled
 //     Protocol and stdio transport patched, the addon loaded from the file the
-//     build put beside the output;
-//   - built without it: every progress notification lost.
-// The matrix, bounded to about two minutes on two cores (a Vite build takes
-// 5-10 s here, so it runs once per app):
-//   1.x app: esbuild (CommonJS; ES module minified), rollup (CommonJS
-//     terser-minified), Vite build (ES module), bun build --minify (ES
-//     module; CommonJS);
-//   2.x app: esbuild (ES module minified), rollup (ES module
-//     terser-minified), Vite build (CommonJS), bun build --minify (ES module).
-//   Without the plugin: one per bundler (1.x: esbuild, rollup, bun; 2.x:
-//   Vite). test/register/bundled.test.mjs runs every other stock bundle of
-//   test/support/bundles.mjs, all losing progress.
+//     build put beside the output; no path of this repository in the output;
+//   - built without it: every progress notification lost, the app started.
+// Every ES module output has only the usual banner defining `require`
+// (createRequire(import.meta.url)): nothing the plugin adds needs
+// __dirname or __filename. The matrix: both apps for esbuild (ES module,
+// minified; CommonJS), tsup (ES module; CommonJS; both formats in one call,
+// into one directory) and Bun.build (ES module, minified); Bun.build
+// CommonJS for the 1.x app. Without the plugin: one build of each kind
+// (bun build --compile, with and without: test/plugin/artifacts.test.mjs).
 // Also: a platform the build did not include - the build warns once, the app
 // runs stock with one NativeAddonWarning saying what the artifact lacks and how
-// to fix the build; and a module whose SDK class cannot take its block - left
-// as it was, one build warning naming it.
+// to fix the build.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { PROGRESS, ROOT, APPS, appSource } from '../support/bundles.mjs';
+import { PROGRESS, ROOT, APPS, appSource, pluginFor } from '../support/bundles.mjs';
 import { runAlone } from '../support/built-alone.mjs';
 import { pluginMatrixSuite, show } from '../support/plugin-matrix.mjs';
 
@@ -36,22 +35,23 @@ const require = createRequire(import.meta.url);
 const native = require('../../lib/native/platform.cjs');
 
 const WITH_PLUGIN = [
-  'sdk1 esbuild cjs plain',
-  'sdk1 esbuild esm minify',
-  'sdk1 rollup cjs terser',
-  'sdk1 vite esm build',
-  'sdk1 bun esm minify',
+  ...['sdk1', 'sdk2'].flatMap((app) => [
+    `${app} esbuild esm minify`,
+    `${app} esbuild cjs plain`,
+    `${app} tsup esm one`,
+    `${app} tsup cjs one`,
+    `${app} tsup esm dual`,
+    `${app} tsup cjs dual`,
+    `${app} bun esm minify`,
+  ]),
   'sdk1 bun cjs minify',
-  'sdk2 esbuild esm minify',
-  'sdk2 rollup esm terser',
-  'sdk2 vite cjs build',
-  'sdk2 bun esm minify',
 ];
 const WITHOUT_PLUGIN = [
-  'sdk1 esbuild cjs plain',
-  'sdk1 rollup cjs terser',
-  'sdk1 bun esm minify',
-  'sdk2 vite cjs build',
+  'sdk1 esbuild esm minify',
+  'sdk2 esbuild cjs plain',
+  'sdk1 tsup esm dual',
+  'sdk1 tsup cjs dual',
+  'sdk2 bun esm minify',
 ];
 
 pluginMatrixSuite({ withPlugin: WITH_PLUGIN, withoutPlugin: WITHOUT_PLUGIN });
@@ -73,7 +73,7 @@ test('a platform the build did not include: one build warning; the app runs stoc
     outfile: path.join(out, 'app.cjs'),
     nodePaths: [path.join(ROOT, 'node_modules')],
     logLevel: 'silent',
-    plugins: [require('../../esbuild.cjs')({ platforms: [other] })],
+    plugins: [pluginFor('esbuild')({ platforms: [other] })],
   });
   const warnings = result.warnings.map((w) => w.text);
   assert.equal(warnings.length, 1, warnings.join('\n'));

@@ -73,7 +73,7 @@ for (const [alias, version, build] of COPIES) {
     assert.deepEqual(installed.warnings, []);
   });
 
-  const [flag, entry] = build === 'esm' ? ['--import', 'register.mjs'] : ['--require', 'register.cjs'];
+  const [flag, entry] = build === 'esm' ? ['--import', 'entries/register.mjs'] : ['--require', 'entries/register.cjs'];
   test(`${alias} (@modelcontextprotocol/sdk@${version}, ${build.toUpperCase()}): node ${flag} register patches it as it loads; it loses none`, async () => {
     const registered = await app([flag, path.join(ROOT, entry)], [`--alias=${alias}`, `--build=${build}`, '--how=register']);
     assert.equal(registered.patched, true, JSON.stringify(registered));

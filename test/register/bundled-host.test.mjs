@@ -71,7 +71,7 @@ test("stock: mcp-remote's bundled Client loses all 60 coalesced progress notific
 });
 
 test("--import register: mcp-remote's bundled Client is patched where it is defined and loses none; nothing printed", async () => {
-  const r = await runCommand(process.execPath, ['--import', path.join(ROOT, 'register.mjs'), app], { cwd: dir, env: env(), timeout: 120_000 });
+  const r = await runCommand(process.execPath, ['--import', path.join(ROOT, 'entries', 'register.mjs'), app], { cwd: dir, env: env(), timeout: 120_000 });
   assert.equal(r.code, 0, show(r));
   assert.equal(r.stderr, '', show(r));
   const out = JSON.parse(r.stdout.trim().split('\n').pop());

@@ -54,8 +54,8 @@ async function run(file, flags = [], extraEnv = {}) {
 }
 
 const REGISTER = {
-  '--import': ['--import', path.join(ROOT, 'register.mjs')],
-  '--require': ['--require', path.join(ROOT, 'register.cjs')],
+  '--import': ['--import', path.join(ROOT, 'entries', 'register.mjs')],
+  '--require': ['--require', path.join(ROOT, 'entries', 'register.cjs')],
 };
 
 // The Node-line runs share one directory of bundles (scripts/test-node-lines.mjs

@@ -35,7 +35,7 @@ const plugin = require('../../lib/plugin/index.cjs');
 const { BUILT_GLOBAL } = require('../../lib/shape/reach.cjs');
 const BUILT_BLOCK = blockOf(BUILT_GLOBAL);
 // The runtime's call a changed module starts with (either format).
-const RUNTIME_CALL = /(?:import __mcpOrderedDispatchStart from "[^"]+";__mcpOrderedDispatchStart|require\("[^"]+"\))\(\{[^}]*\}\);/;
+const RUNTIME_CALL = /(?:import __mcpOrderedDispatchStart from "mcp-ordered-dispatch\/built";__mcpOrderedDispatchStart|require\("mcp-ordered-dispatch\/built"\))\(\{[^}]*\}\);/;
 let reachSource;
 let cache;
 
@@ -138,7 +138,12 @@ function assertChanged(name, changed, expected) {
  */
 function pluginTransformAll(name) {
   const root = path.join(ROOT, 'node_modules', name);
-  const { transform, transformInclude } = plugin.factory({}, { framework: 'esbuild' });
+  const hook = plugin.factory({}, { framework: 'rollup' }).transform;
+  const { include, exclude } = hook.filter.id;
+  const transformInclude = (id) => include.test(id) && !exclude.some((re) => re.test(id));
+  const transform = function (code, id) {
+    return hook.filter.code.include.test(code) ? hook.handler.call(this, code, id) : null;
+  };
   const warnings = [];
   const context = { warn: (message) => warnings.push(message) };
   const changed = [];

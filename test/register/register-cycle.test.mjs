@@ -25,7 +25,7 @@ before(() => {
   fs.writeFileSync(path.join(dir, 'c.cjs'), `const b = require('./b.cjs');\nconst a = require('./a.cjs');\nmodule.exports = { b, a };\n`);
   fs.writeFileSync(
     path.join(dir, 'main.cjs'),
-    `const a = require('./a.cjs');\nconst { isPatched, isStdioPatched } = require(${JSON.stringify(path.join(root, 'index.cjs'))});\n` +
+    `const a = require('./a.cjs');\nconst { isPatched, isStdioPatched } = require(${JSON.stringify(path.join(root, 'entries', 'index.cjs'))});\n` +
       `const { Protocol } = require(${sdk('shared/protocol.js')});\n` +
       `console.log(JSON.stringify({ late: a.late, patched: isPatched(Protocol), stdio: isStdioPatched(require('./b.cjs').StdioClientTransport) }));\n`,
   );
@@ -49,7 +49,7 @@ test('stock: the cycle itself runs quietly (the app reads only what its modules 
 
 for (const flag of ['--require', '--import']) {
   test(`${flag} mcp-ordered-dispatch/register: a CommonJS app with require cycles writes nothing to stderr, and its SDK is patched`, async () => {
-    const entry = path.join(root, flag === '--require' ? 'register.cjs' : 'register.mjs');
+    const entry = path.join(root, 'entries', flag === '--require' ? 'register.cjs' : 'register.mjs');
     const r = await runCommand(process.execPath, [flag, entry, path.join(dir, 'main.cjs')], { cwd: dir, env: cleanEnv() });
     assert.equal(r.code, 0, show(r));
     assert.equal(r.stderr, '', show(r));

@@ -41,7 +41,7 @@ const SDK_APP_ESM = `
   import { StdioClientTransport as T2 } from '@modelcontextprotocol/client/stdio';
   import { createRequire } from 'node:module';
   const require = createRequire(process.cwd() + '/x.js');
-  const { isPatched, isStdioPatched } = require('./index.cjs');
+  const { isPatched, isStdioPatched } = require('./entries/index.cjs');
   const cjs = require('@modelcontextprotocol/sdk/client/index.js');
   const { Protocol: P1 } = await import('@modelcontextprotocol/sdk/shared/protocol.js');
   const { Protocol: P2 } = await import('@modelcontextprotocol/client');

@@ -135,7 +135,7 @@ for (const [flag, app] of [
   ['--require', 'app.cjs'],
 ]) {
   test(`register (${flag}) also patches an SDK copy that only a nested dependency resolves (${app})`, async () => {
-    const entry = path.join(root, flag === '--import' ? 'register.mjs' : 'register.cjs');
+    const entry = path.join(root, 'entries', flag === '--import' ? 'register.mjs' : 'register.cjs');
     const { result } = await run([flag, entry], path.join(nested, app), [], nested);
     for (const generation of ['1', '2']) {
       assert.equal(result[generation].progressExpected, 6);

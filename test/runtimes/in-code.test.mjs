@@ -69,7 +69,7 @@ test('a Bun-compiled executable with no addon inside: install() throws the Nativ
     for (const entry of ['package.json', ...require('../../package.json').files]) {
       if (fs.existsSync(path.join(root, entry))) fs.cpSync(path.join(root, entry), path.join(pkg, entry), { recursive: true });
     }
-    fs.writeFileSync(path.join(dir, 'app.mjs'), `import { install } from ${JSON.stringify(path.join(pkg, 'index.mjs'))};
+    fs.writeFileSync(path.join(dir, 'app.mjs'), `import { install } from ${JSON.stringify(path.join(pkg, 'entries', 'index.mjs'))};
 try { install(); console.log(JSON.stringify({ installed: true })); } catch (e) { console.log(JSON.stringify({ name: e.name, message: e.message })); }
 `);
     const built = await runCommand(RUNTIMES.bun.command, ['build', '--compile', 'app.mjs', '--outfile', path.join(dir, 'run', 'app')], { cwd: dir, timeout: 120_000 });

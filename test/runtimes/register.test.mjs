@@ -31,7 +31,7 @@ const { FLAVORS } = require('../support/sdk.cjs');
 const PKG = require('../../package.json');
 
 const PAIRS = 5;
-const REGISTER = path.join(ROOT, 'register.mjs');
+const REGISTER = path.join(ROOT, 'entries', 'register.mjs');
 // Deno's npm cache for the `npm:` specifier apps: kept between runs (like
 // .node-lines/), filled from the npm registry the first time.
 const DENO_DIR = path.join(ROOT, '.cache', 'deno');
@@ -92,7 +92,7 @@ test('deno: an app that takes the SDK from npm: specifiers, no node_modules: sto
   const project = fs.mkdtempSync(path.join(dir, 'npm-app-'));
   const source = fs.readFileSync(fileURLToPath(new URL('./fixtures/npm-app.mjs', import.meta.url)), 'utf8')
     .replace("'../../support/repro.cjs'", JSON.stringify(path.join(ROOT, 'test', 'support', 'repro.cjs')))
-    .replace("'../../../index.mjs'", JSON.stringify(new URL('../../index.mjs', import.meta.url).href));
+    .replace("'../../../entries/index.mjs'", JSON.stringify(new URL('../../entries/index.mjs', import.meta.url).href));
   const file = path.join(project, 'app.mjs');
   fs.writeFileSync(file, source);
   const env = { ...process.env, ...deno.env, DENO_DIR };

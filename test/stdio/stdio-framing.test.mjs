@@ -370,7 +370,7 @@ test('invalid UTF-8: the native buffer decodes exactly as Buffer#toString(\'utf8
 });
 
 test('install({ strict: true }) frames the SDK\'s stdio transports strictly; install() as stock', async () => {
-  const { install } = require('../../index.cjs');
+  const { install } = require('../../entries/index.cjs');
   const latin1 = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"caf'), Buffer.from([0xe9]), Buffer.from('"}}\n')]);
   const seen = async () => {
     const { StdioServerTransport } = require('@modelcontextprotocol/sdk/server/stdio.js');

@@ -397,7 +397,7 @@ test('memory safety: every method of StdioThreadReader and ThreadReadBuffer with
 });
 
 test('install() gives stdio transports the off-thread reader, as install({ offThread: true }) does; offThread: false the main-thread one; bad options throw', async () => {
-  const { install } = require('../../index.cjs');
+  const { install } = require('../../entries/index.cjs');
   const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
   for (const [offThread, Want] of [
     [undefined, ThreadReadBuffer],

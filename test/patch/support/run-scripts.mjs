@@ -12,7 +12,7 @@ import { runScript, onePerRead } from './protocol-runner.mjs';
 
 const require = createRequire(import.meta.url);
 const { makeFixedUpstreamProject, makeStockCopyProject } = require('./upstream-fixed.cjs');
-const { configure } = require('../../../index.cjs');
+const { configure } = require('../../../entries/index.cjs');
 
 const args = {};
 for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, '')] = process.argv[i + 1];

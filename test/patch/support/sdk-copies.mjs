@@ -45,7 +45,7 @@ export async function loadFrom(nodeModules, generation, build) {
  * The patched one is this repository's copy, patched here (idempotent).
  */
 export async function loadVariants(dirs, generation, build) {
-  const { patchProtocol } = require('../../../index.cjs');
+  const { patchProtocol } = require('../../../entries/index.cjs');
   const patched = await loadFrom(REPO_MODULES, generation, build);
   patchProtocol(patched.Protocol);
   if (patched.ServerProtocol) patchProtocol(patched.ServerProtocol);

@@ -43,7 +43,7 @@ const v2 = {
   Protocols: { client: client2.Protocol, server: server2.Protocol },
 };
 
-const lib = require(path.join(ROOT, 'index.cjs'));
+const lib = require(path.join(ROOT, 'entries', 'index.cjs'));
 const { runRepro } = require(path.join(ROOT, 'test', 'support', 'repro.cjs'));
 const { runServerRepro } = require(path.join(ROOT, 'test', 'support', 'server-repro.cjs'));
 

@@ -1,5 +1,5 @@
 // `node --import mcp-ordered-dispatch/register app.mjs` (or a test runner's setup file).
-import { installHooks, VITEST_WORKER } from './lib/register/install-hooks.mjs';
+import { installHooks, VITEST_WORKER } from '../lib/register/install-hooks.mjs';
 
 if (globalThis[VITEST_WORKER] === undefined) {
   // Node's own loader: the load-time hooks go in, nothing else loads.

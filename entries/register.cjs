@@ -5,4 +5,4 @@
 // Jest injects `jest` into the scope of each module it runs; its sandbox
 // hides what tests load from Node's loader hooks (see lib/register/sandboxed.cjs).
 const underJest = typeof jest !== 'undefined';
-require('./lib/register/sandboxed.cjs').register(module, underJest);
+require('../lib/register/sandboxed.cjs').register(module, underJest);

@@ -1,0 +1,19 @@
+'use strict';
+// The bundler plugin's loader in webpack and rspack (lib/plugin/index.cjs
+// puts it first, for every script): the first test runs on the module's
+// bytes as webpack read them, undecoded and synchronously; only a module
+// holding an SDK class's marker names is decoded and handed to the
+// plugin's transform, whose source map it passes on.
+const { loaderHook } = require('./index.cjs');
+
+function mcpOrderedDispatchLoader(source, map) {
+  const hook = loaderHook(this.getOptions().id);
+  if (hook === undefined || !hook.may(source)) return this.callback(null, source, map);
+  const context = { warn: (text) => this.emitWarning(new Error(text)) };
+  const out = hook.transform.call(context, Buffer.isBuffer(source) ? source.toString('utf8') : String(source), this.resourcePath);
+  if (out === null) return this.callback(null, source, map);
+  return this.callback(null, out.code, this.sourceMap === false ? undefined : hook.chain(out.map, map));
+}
+
+module.exports = mcpOrderedDispatchLoader;
+module.exports.raw = true;

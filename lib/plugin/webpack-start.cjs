@@ -1,0 +1,11 @@
+'use strict';
+// What webpack and rspack resolve the bundler plugin's stable id to
+// (lib/plugin/index.cjs): the runtime's start, handed the output file. For a
+// Node target webpack makes `__filename` the output file's own: Node's in a
+// CommonJS output, derived from `import.meta.url` in an ES module one.
+const start = require('./runtime.cjs');
+
+module.exports = function built(config) {
+  // eslint-disable-next-line no-undef
+  start(config, typeof __filename === 'string' ? __filename : undefined);
+};
