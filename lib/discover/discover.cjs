@@ -376,7 +376,7 @@ const MAX_BUNDLE_FILE_BYTES = 64 * 1024 * 1024;
 function findBundledCopies(base) {
   const { mayDefineSdkClass } = require('../adapters/modules.cjs');
   const { sdkClassesIn } = require('../shape/sdk-classes.cjs');
-  const { BUILT_GLOBAL } = require('../shape/reach.cjs');
+  const { BUILT_GLOBAL } = require('../shape/globals.cjs');
   const { isSdkModuleFile, packageOf, buildOf } = require('./package-of.cjs');
   const copies = [];
   let budget = MAX_BUNDLE_SEARCH_FILES;

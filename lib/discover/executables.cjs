@@ -19,7 +19,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { PROTOCOL_MARKERS } = require('../adapters/modules.cjs');
-const { BUILT_GLOBAL } = require('../shape/reach.cjs');
+const { BUILT_GLOBAL } = require('../shape/globals.cjs');
 const { compiledKindOf, formatOf } = require('./compiled.cjs');
 
 /** Bounds: bytes scanned in one file, in all files, node_modules directories read. */

@@ -12,9 +12,10 @@
 // package.json's `napi` field (binaryName, packageName, targets), the one
 // place they are written.
 //
-// Nothing here reads __dirname or __filename when it loads: a bundle (an ES
-// module output has neither) carries this file, and only a clone's paths
-// (packageRoot) ask where it is.
+// Nothing here names __dirname or __filename: a bundle carries this file
+// (an ES module output has neither, and Bun writes the build machine's
+// directory into every __dirname it bundles); only a clone's paths
+// (packageRoot) ask where it is, through `module.filename`.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -125,12 +126,11 @@ function isReleased(abi = platformArchABI()) {
 
 /**
  * This package's root folder (where a clone's build and `npm/` are), or
- * undefined where this file has no folder of its own (bundled into an ES
- * module output).
+ * undefined where this file has no path of its own on disk (bundled).
  */
 function packageRoot() {
-  // typeof: an ES module output declares no __dirname, and reading it there would throw.
-  return typeof __dirname === 'string' ? path.join(__dirname, '..', '..') : undefined;
+  const file = ownFile();
+  return file !== undefined && path.isAbsolute(file) ? path.join(path.dirname(file), '..', '..') : undefined;
 }
 
 /** Where a clone's own build lands (`npm run build`): the package root, as `napi build --platform` writes it. */

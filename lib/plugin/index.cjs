@@ -39,7 +39,8 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const platform = require('../native/platform.cjs');
-const { reachEdits, BUILT_GLOBAL } = require('../shape/reach.cjs');
+const { reachEdits } = require('../shape/reach.cjs');
+const { BUILT_GLOBAL, START_BINDING } = require('../shape/globals.cjs');
 const { mayDefineSdkClass, PROTOCOL_MARKERS, STDIO_MARKERS } = require('../adapters/modules.cjs');
 
 const NAME = 'mcp-ordered-dispatch';
@@ -136,7 +137,7 @@ function runtimeCall(format, config, addons, id = BUILT_ID) {
     args = `{...${args},embedded:{${embedded.join(',')}}}`;
   }
   return format === 'module'
-    ? `import __mcpOrderedDispatchStart from ${spec};__mcpOrderedDispatchStart(${args});`
+    ? `import ${START_BINDING} from ${spec};${START_BINDING}(${args});`
     : `require(${spec})(${args});`;
 }
 

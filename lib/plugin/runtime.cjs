@@ -27,7 +27,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 const platform = require('../native/platform.cjs');
 const { provideAddon } = require('../native/opened.cjs');
-const { BUILT_GLOBAL, defineHandOver } = require('../shape/reach.cjs');
+const { defineHandOver } = require('../shape/reach.cjs');
+const { BUILT_GLOBAL } = require('../shape/globals.cjs');
 const { createHandedPatcher } = require('../patch/handed.cjs');
 
 const FROM = 'the mcp-ordered-dispatch bundler plugin';

@@ -17,6 +17,8 @@ module.exports = {
   PATCH_BINDING: '__mcpOrderedDispatchPatch',
   /** What a module redirected inside a Bun-compiled executable calls first: its import.meta set right (lib/register/bun-graph.cjs). */
   META_GLOBAL: '__mcpOrderedDispatchMeta',
+  /** The binding of the plugin's runtime that a module changed at build time imports and calls first (lib/plugin/index.cjs). */
+  START_BINDING: '__mcpOrderedDispatchStart',
   /** What a CommonJS chunk redirected there calls to run its body (lib/register/bun-graph.cjs). */
   CJS_GLOBAL: '__mcpOrderedDispatchCjs',
 };

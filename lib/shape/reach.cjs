@@ -131,4 +131,4 @@ function defineHandOver(name, receive) {
   });
 }
 
-module.exports = { reachSource, reachEdits, defineHandOver, bytesOf, textOf, BUILT_GLOBAL };
+module.exports = { reachSource, reachEdits, defineHandOver, bytesOf, textOf };

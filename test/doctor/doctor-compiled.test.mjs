@@ -26,7 +26,8 @@ import { ensureNode } from '../../scripts/node-lines.mjs';
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'mcp-ordered-dispatch.cjs');
-const { reachSource, BUILT_GLOBAL } = require('../../lib/shape/reach.cjs');
+const { reachSource } = require('../../lib/shape/reach.cjs');
+const { BUILT_GLOBAL } = require('../../lib/shape/globals.cjs');
 const bun = bunBinary();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-doctor-compiled-'));
 const APP = "import { Client } from '@modelcontextprotocol/sdk/client/index.js';\n" +

@@ -67,7 +67,8 @@ before(async () => {
   while (start > 0 && /[\w$]/.test(text[start - 1])) start--;
   const expression = positionOf(text, start);
   // Where the plugin puts the Protocol's block: the vendored text's offset of the token after it.
-  const { reachEdits, BUILT_GLOBAL } = require('../../lib/shape/reach.cjs');
+  const { reachEdits } = require('../../lib/shape/reach.cjs');
+  const { BUILT_GLOBAL } = require('../../lib/shape/globals.cjs');
   const edits = reachEdits(text, VENDORED, 'module', { global: BUILT_GLOBAL }).edits.filter(([, block]) => block.includes('"protocol"'));
   assert.equal(edits.length, 1, 'one Protocol class in the vendored bundle');
   const ctor = positionOf(text, edits[0][0]);

@@ -32,7 +32,7 @@ const OPTIONS = { global: GLOBAL };
 const blockOf = (global) => new RegExp(`static\\{try\\{typeof globalThis\\.${global}[^}]*\\}catch\\{\\}\\}`, 'g');
 const BLOCK = blockOf(GLOBAL);
 const plugin = require('../../lib/plugin/index.cjs');
-const { BUILT_GLOBAL } = require('../../lib/shape/reach.cjs');
+const { BUILT_GLOBAL } = require('../../lib/shape/globals.cjs');
 const BUILT_BLOCK = blockOf(BUILT_GLOBAL);
 // The runtime's call a changed module starts with (either format).
 const RUNTIME_CALL = /(?:import __mcpOrderedDispatchStart from "mcp-ordered-dispatch\/built";__mcpOrderedDispatchStart|require\("mcp-ordered-dispatch\/built"\))\(\{[^}]*\}\);/;
