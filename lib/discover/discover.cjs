@@ -368,7 +368,7 @@ const MAX_BUNDLE_FILE_BYTES = 64 * 1024 * 1024;
  * (a Protocol class, with any stdio transports the same file defines):
  * [{ name, version, build, file, root, bundled: true, generation, classes:
  * ['protocol' | 'stdio', ...], builtIn }] (`builtIn`: the file holds the
- * build-time global, lib/shape/reach.cjs's BUILT_GLOBAL: its classes were
+ * build-time global, lib/shape/globals.cjs's BUILT_GLOBAL: its classes were
  * patched when it was built). What register's load hooks do to every
  * module (lib/adapters/modules.cjs's prefilter, then lib/shape/sdk-classes.cjs),
  * done to files on disk. Returns { copies, truncated }.

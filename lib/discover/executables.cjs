@@ -13,7 +13,7 @@
 // and the files in its bin/ directory. A file counts when it starts with an
 // ELF, Mach-O or PE header and its bytes hold every one of the Protocol's
 // marker names (lib/adapters/modules.cjs, the prefilter's); holding the
-// build-time global too (lib/shape/reach.cjs's BUILT_GLOBAL), it was patched
+// build-time global too (lib/shape/globals.cjs's BUILT_GLOBAL), it was patched
 // at build time. The bytes are scanned in chunks, every read bounded.
 
 const fs = require('node:fs');
