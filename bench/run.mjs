@@ -37,7 +37,7 @@ const BENCHES = [
   ['servers.mjs', quick ? ['--quick'] : []],
   ['memory.mjs', quick ? ['--quick'] : []],
   ['startup.mjs', quick ? ['--quick'] : ['--instructions', ...(against ? ['--runs=11'] : [])]],
-  ['reach.mjs', quick ? ['--quick'] : []],
+  ['rewrite.mjs', quick ? ['--quick'] : []],
   ['plugin.mjs', quick ? ['--quick'] : []],
   ['launcher.mjs', quick ? ['--quick'] : []],
 ];

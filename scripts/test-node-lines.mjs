@@ -31,7 +31,7 @@ export const SUITES = [
   'test/patch/matrix.test.mjs', // the SDK version matrix
   'test/register/register-cycle.test.mjs', // register quiet in a CommonJS app with require cycles
   'test/register/bundled-host.test.mjs', // a real host's bundled SDK (mcp-remote) found by shape
-  'test/register/reach-everything.test.mjs', // the search by shape changes only SDK classes
+  'test/register/rewrite-everything.test.mjs', // the search by shape changes only SDK classes
   'test/patch/bundled-external.test.mjs', // patchProtocol() on a minified bundle's classes
   'test/register/bundled.test.mjs', // bundles by esbuild, webpack, rollup, bun: here one of each bundler and format (LINE_BUNDLES)
 ];

@@ -143,7 +143,7 @@ function stdioClassesDefinedIn(source) {
 // Protocol; one that holds all of STDIO_MARKERS, a stdio transport
 // (property names bundlers keep). Each list starts with its longest name:
 // a module without it (nearly all) costs one scan per list, and a longer
-// needle scans faster (measured: bench/reach.mjs).
+// needle scans faster (measured: bench/rewrite.mjs).
 const PROTOCOL_MARKERS = ['_progressHandlers', '_onnotification', '_onrequest'];
 const STDIO_MARKERS = ['processReadBuffer', '_readBuffer'];
 
@@ -154,7 +154,7 @@ function holdsAll(source, markers) {
 
 /**
  * The prefilter every module's source (a string, or its undecoded bytes as
- * a Buffer) takes, before the locate step (lib/shape/reach.cjs) is paid
+ * a Buffer) takes, before the locate step (lib/shape/rewrite.cjs) is paid
  * for: whether it may define an SDK class at all. Most modules lack the
  * first marker of each set and cost one scan for each.
  */

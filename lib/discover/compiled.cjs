@@ -36,7 +36,7 @@ const SEA_SEGMENT = Buffer.from('NODE_SEA\0', 'latin1');
 const MAX_LOAD_COMMAND_BYTES = 4 * 1024 * 1024;
 
 /** The executable format a file's first bytes name ('ELF', 'Mach-O', 'PE'), or undefined. */
-function formatOf(head) {
+function executableFormatOf(head) {
   if (head.length >= 4 && head[0] === 0x7f && head[1] === 0x45 && head[2] === 0x4c && head[3] === 0x46) return 'ELF';
   if (head.length >= 4) {
     const magic = head.readUInt32BE(0);
@@ -170,7 +170,7 @@ function compiledKindOf(file, { sea = true } = {}) {
   let fd;
   try {
     fd = fs.openSync(file, 'r');
-    const format = formatOf(readAt(fd, 4, 0));
+    const format = executableFormatOf(readAt(fd, 4, 0));
     if (format === undefined) return undefined;
     const bytes = fs.fstatSync(fd).size;
     const bun = bunStandaloneOf(fd, bytes, format);
@@ -187,4 +187,4 @@ function compiledKindOf(file, { sea = true } = {}) {
   }
 }
 
-module.exports = { compiledKindOf, formatOf };
+module.exports = { compiledKindOf, executableFormatOf };

@@ -20,7 +20,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { PROTOCOL_MARKERS } = require('../adapters/modules.cjs');
 const { BUILT_GLOBAL } = require('../shape/globals.cjs');
-const { compiledKindOf, formatOf } = require('./compiled.cjs');
+const { compiledKindOf, executableFormatOf } = require('./compiled.cjs');
 
 /** Bounds: bytes scanned in one file, in all files, node_modules directories read. */
 const MAX_FILE_BYTES = 1024 * 1024 * 1024;
@@ -122,7 +122,7 @@ function findCompiledExecutables(base) {
     let fd;
     try {
       fd = fs.openSync(real, 'r');
-      const format = formatOf(head.subarray(0, fs.readSync(fd, head, 0, 4, 0)));
+      const format = executableFormatOf(head.subarray(0, fs.readSync(fd, head, 0, 4, 0)));
       if (format === undefined) continue;
       const size = fs.fstatSync(fd).size;
       const limit = Math.min(size, MAX_FILE_BYTES, budget);
@@ -150,4 +150,4 @@ function findCompiledExecutables(base) {
   return { executables, truncated };
 }
 
-module.exports = { findCompiledExecutables, formatOf };
+module.exports = { findCompiledExecutables, executableFormatOf };

@@ -172,7 +172,7 @@ function bundledRow(copy) {
     ok: false,
     verdict: copy.builtIn ? BUILT_IN : 'patched by register',
     why: copy.builtIn
-      ? `${copy.classes.join(' and ')} found by shape in ${copy.file}, patched when it was built (it holds the build-time hand-over, ` +
+      ? `${copy.classes.join(' and ')} found by shape in ${copy.file}, patched when it was built (it holds the build-time receiver call, ` +
         'which register and install() leave alone). Not checked: doctor does not run a bundle\'s own code'
       : `${copy.classes.join(' and ')} found by shape in ${copy.file}; \`--import mcp-ordered-dispatch/register\` patches ` +
         'it as the file loads (install() does not: it patches installed SDK packages). Not checked: doctor does not run a bundle\'s own code',
@@ -202,7 +202,7 @@ function compiledRow(exe) {
   const notChecked = "Not checked: doctor does not run an executable's own code";
   const row = { name: exe.name ?? path.basename(exe.file), version: exe.version ?? '?', build: exe.format, file: exe.file, where: 'compiled', kind: exe.kind, stock: notRun, patched: notRun, ok: false, checked: false };
   if (exe.builtIn) {
-    return { ...row, verdict: BUILT_IN, why: `${exe.file} is a compiled executable (${size}) whose SDK classes were patched when it was built (it holds the build-time hand-over). ${notChecked}` };
+    return { ...row, verdict: BUILT_IN, why: `${exe.file} is a compiled executable (${size}) whose SDK classes were patched when it was built (it holds the build-time receiver call). ${notChecked}` };
   }
   if (exe.kind === 'bun') {
     return {

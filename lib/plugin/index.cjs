@@ -3,8 +3,8 @@
 // `/vite`, `/webpack`, `/rspack`, `/bun`, one implementation on unplugin. On
 // every module the bundler loads (node_modules included, CommonJS and ES
 // modules, chunks a dependency bundled already) it runs register's rewrite
-// rule (lib/shape/reach.cjs's reachEdits) with the build-time global
-// (BUILT_GLOBAL): each SDK class gets a static block that hands it over as
+// rule (lib/shape/rewrite.cjs's rewriteEdits) with the build-time global
+// (BUILT_GLOBAL): each SDK class gets a static block that reports it to the class receiver as
 // it is defined, and the module starts with a call of the runtime
 // (lib/plugin/runtime.cjs), which defines that global and tells the native
 // loader where the build put the addon. The insertions are recorded with
@@ -39,7 +39,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const platform = require('../native/platform.cjs');
-const { reachEdits } = require('../shape/reach.cjs');
+const { rewriteEdits } = require('../shape/rewrite.cjs');
 const { BUILT_GLOBAL, START_BINDING } = require('../shape/globals.cjs');
 const { mayDefineSdkClass, PROTOCOL_MARKERS, STDIO_MARKERS } = require('../adapters/modules.cjs');
 
@@ -112,7 +112,7 @@ function fileOf(id) {
   return bare.slice(bare.lastIndexOf('!') + 1);
 }
 
-/** The name a block hands over with its class: from the last node_modules/ on, else relative to the working directory, never an absolute path. */
+/** The name a block reports with its class: from the last node_modules/ on, else relative to the working directory, never an absolute path. */
 function shownName(file) {
   const posix = file.split(path.sep).join('/');
   const at = posix.lastIndexOf('/node_modules/');
@@ -122,7 +122,7 @@ function shownName(file) {
 }
 
 /** 'module' when the text has ES module syntax (or an .mjs/.mts name), else 'commonjs'. */
-function formatOf(code, file) {
+function moduleFormatOf(code, file) {
   if (/\.m[jt]s$/.test(file)) return 'module';
   if (/\.c[jt]s$/.test(file)) return 'commonjs';
   return ESM_SYNTAX.test(code) ? 'module' : 'commonjs';
@@ -194,8 +194,8 @@ function factory(options = {}, meta = {}) {
     let reached;
     let format;
     try {
-      format = formatOf(code, file);
-      reached = reachEdits(code, shownName(file), format, { global: BUILT_GLOBAL, framing, skipSdkScope: false });
+      format = moduleFormatOf(code, file);
+      reached = rewriteEdits(code, shownName(file), format, { global: BUILT_GLOBAL, framing, skipSdkScope: false });
     } catch {
       reached = undefined;
     }

@@ -4,7 +4,7 @@
 // calls start(config) first thing. It tells the native loader where this
 // build's addon is (lib/native/opened.cjs's provideAddon), then defines the
 // global the build-time static blocks call (BUILT_GLOBAL), handing each SDK
-// class to the same patcher register uses (lib/patch/handed.cjs). Where the
+// class to the same patcher register uses (lib/patch/receiver.cjs). Where the
 // addon comes from, first found:
 //   - a Node single executable application's asset named
 //     `<binaryName>.<platform>.node` (sea-config.json `assets`), written once
@@ -27,9 +27,9 @@ const fs = require('node:fs');
 const path = require('node:path');
 const platform = require('../native/platform.cjs');
 const { provideAddon } = require('../native/opened.cjs');
-const { defineHandOver } = require('../shape/reach.cjs');
+const { defineClassReceiver } = require('../shape/rewrite.cjs');
 const { BUILT_GLOBAL } = require('../shape/globals.cjs');
-const { createHandedPatcher } = require('../patch/handed.cjs');
+const { createClassReceiver } = require('../patch/receiver.cjs');
 
 const FROM = 'the mcp-ordered-dispatch bundler plugin';
 
@@ -50,11 +50,11 @@ function start(config = {}, at = undefined) {
   } catch {
     // The loader then looks where it always does (MCP_ORDERED_DISPATCH_NATIVE, the platform package).
   }
-  const patcher = createHandedPatcher({
+  const patcher = createClassReceiver({
     framing: config.framing !== false,
     sourceOf: (file) => ({ name: `${file} (built in)`, file, builtIn: true }),
   });
-  defineHandOver(BUILT_GLOBAL, patcher.reached);
+  defineClassReceiver(BUILT_GLOBAL, patcher.classDefined);
 }
 
 /** How to fix a build that lacks this platform's addon. */

@@ -5,7 +5,7 @@
 //     package by name) resolves the import, reads the file once, and when it
 //     is an ES module that defines an SDK class, adds an onLoad for exactly
 //     that file, which returns its source with the classes' static blocks
-//     (lib/register/hooks.cjs's reachedSource). The entry module and the
+//     (lib/register/hooks.cjs's rewrittenSource). The entry module and the
 //     SDK packages' own Protocol and stdio modules (as the entry's directory
 //     resolves them) get theirs at start, and every `.mjs` file goes through
 //     one onLoad (an ES module whoever imports it). The file stays itself: one
@@ -82,7 +82,7 @@ function compilesAsCommonJs(source) {
  * 'commonjs', or undefined for a file that is not JavaScript of its own
  * (JSON, TypeScript, a .node). Asked only of sources that hold the markers.
  */
-function formatOf(file, source) {
+function moduleFormatOf(file, source) {
   if (isEmbedded(file)) return BUN_CJS.test(source) ? 'commonjs' : 'module';
   const byName = moduleTypeOf(file);
   if (byName === undefined || path.extname(file) !== '.js') return byName;
@@ -174,7 +174,7 @@ function warnUnreached(file, why, fix) {
 
 /** Whether `source` of `file` defines an SDK class (the prefilter, then the locate step). */
 function definesSdkClass(source, file, format) {
-  return sdk.mayDefineSdkClass(source) && hooks.reachedSource(source, file, format, hooks.REACH_ALL_OPTIONS) !== undefined;
+  return sdk.mayDefineSdkClass(source) && hooks.rewrittenSource(source, file, format, hooks.REWRITE_ALL_OPTIONS) !== undefined;
 }
 
 /**
@@ -192,7 +192,7 @@ function entryModule(main = globalThis.Bun?.main) {
     return undefined;
   }
   if (!sdk.mayDefineSdkClass(source)) return undefined;
-  const format = formatOf(main, source);
+  const format = moduleFormatOf(main, source);
   if (format === undefined) return undefined;
   if (isEmbedded(main)) {
     if (definesSdkClass(source, main, format)) {
@@ -208,7 +208,7 @@ function entryModule(main = globalThis.Bun?.main) {
     }
     return undefined;
   }
-  const changed = hooks.reachedSource(source, main, format, hooks.REACH_ALL_OPTIONS);
+  const changed = hooks.rewrittenSource(source, main, format, hooks.REWRITE_ALL_OPTIONS);
   return changed === undefined ? undefined : { file: main, text: changed };
 }
 
@@ -308,12 +308,12 @@ function createGraphHooks(addLoad) {
     decidedOnDisk.set(file, false);
     const source = sourceWithMarkers(file);
     if (source === undefined) return;
-    const format = formatOf(file, source);
+    const format = moduleFormatOf(file, source);
     if (format === 'commonjs') {
       // require()d, the require() wrapper patches it; imported by an ES module, Bun compiles it itself.
       if (definesSdkClass(source, file, format)) expectRequired(file);
     } else if (format === 'module') {
-      const changed = hooks.reachedSource(source, file, format, hooks.REACH_ALL_OPTIONS);
+      const changed = hooks.rewrittenSource(source, file, format, hooks.REWRITE_ALL_OPTIONS);
       if (changed !== undefined) {
         decidedOnDisk.set(file, true);
         addLoad(file, () => changed);
@@ -328,8 +328,8 @@ function createGraphHooks(addLoad) {
     entry = null;
     const source = sourceWithMarkers(file);
     if (source !== undefined) {
-      const format = formatOf(file, source);
-      const changed = hooks.reachedSource(source, file, format, hooks.REACH_ALL_OPTIONS);
+      const format = moduleFormatOf(file, source);
+      const changed = hooks.rewrittenSource(source, file, format, hooks.REWRITE_ALL_OPTIONS);
       if (changed !== undefined) {
         if (!globals) {
           globals = true;
@@ -404,7 +404,7 @@ function sdkModulesFrom(dir, resolvePath) {
 /** The source of the ES module `file`, patched as it loads, or as it is. */
 function patchedOrAsIs(file) {
   const source = fs.readFileSync(file, 'utf8');
-  return hooks.reachedSource(source, file, 'module', hooks.REACH_ALL_OPTIONS) ?? source;
+  return hooks.rewrittenSource(source, file, 'module', hooks.REWRITE_ALL_OPTIONS) ?? source;
 }
 
 /** Install the graph hooks into `build` (a Bun.plugin() setup's builder). */
@@ -431,4 +431,4 @@ function setupGraph(build) {
   }
 }
 
-module.exports = { setupGraph, compiledByRequire, createGraphHooks, entryModule, formatOf, isEmbedded, NAMESPACE, UNREACHED };
+module.exports = { setupGraph, compiledByRequire, createGraphHooks, entryModule, moduleFormatOf, isEmbedded, NAMESPACE, UNREACHED };

@@ -4,7 +4,7 @@
 // Module.prototype._compile. Bun offers two ways in:
 //   - require() of a CommonJS file from disk goes through
 //     Module._extensions: the wrapper here compiles the file's source with
-//     its SDK classes' static blocks (lib/register/hooks.cjs's reachedSource)
+//     its SDK classes' static blocks (lib/register/hooks.cjs's rewrittenSource)
 //     through the module's own _compile, and leaves every other file to
 //     Bun's handler;
 //   - a preload's Bun.plugin(): its onResolve sees every import (of ES
@@ -37,7 +37,7 @@ function wrapExtension(ext) {
     } catch {
       return original.call(this, module, filename); // Bun's own handler says why it cannot be read
     }
-    const changed = hooks.reachedSource(source, filename, 'commonjs', hooks.REACH_ALL_OPTIONS);
+    const changed = hooks.rewrittenSource(source, filename, 'commonjs', hooks.REWRITE_ALL_OPTIONS);
     if (changed === undefined) return original.call(this, module, filename);
     require('./bun-graph.cjs').compiledByRequire(filename);
     return module._compile(changed, filename);

@@ -16,7 +16,7 @@ const { fileURLToPath } = require('node:url');
 const { moduleTypeOf } = require('../discover/package-of.cjs');
 
 /** The format Node would give the module at `url` (a file: URL), or undefined (TypeScript, anything else: Deno's own). */
-function formatOf(url) {
+function urlFormatOf(url) {
   if (!url.startsWith('file:')) return undefined;
   const pathname = url.replace(/[?#].*$/, '');
   if (pathname.endsWith('.json')) return 'json';
@@ -37,7 +37,7 @@ function denoLoadHook(loaded, busy) {
     if (result.format != null || result.source == null) return result;
     let format;
     try {
-      format = formatOf(url);
+      format = urlFormatOf(url);
     } catch {
       return result;
     }
@@ -48,4 +48,4 @@ function denoLoadHook(loaded, busy) {
   };
 }
 
-module.exports = { denoLoadHook, formatOf };
+module.exports = { denoLoadHook, urlFormatOf };

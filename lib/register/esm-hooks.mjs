@@ -4,19 +4,19 @@
 // append a call that patches it on the main thread as the module finishes
 // evaluating (lib/register/esm-transform.cjs).
 import transform from './esm-transform.cjs';
-import reach from '../shape/reach.cjs';
+import rewrite from '../shape/rewrite.cjs';
 
 const { patchedSdkSource } = transform;
 
 let patchUrl;
 let framing = true;
-let reachOptions;
+let rewriteOptions;
 
 export function initialize(data) {
   patchUrl = data.patchUrl;
   framing = data.framing !== false;
-  // What lib/register/hooks.cjs asks of lib/shape/reach.cjs on the main thread (its REACH_OPTIONS), asked here alike.
-  reachOptions = data.reachOptions;
+  // What lib/register/hooks.cjs asks of lib/shape/rewrite.cjs on the main thread (its REWRITE_OPTIONS), asked here alike.
+  rewriteOptions = data.rewriteOptions;
   // The main thread checks that the hooks went in (lib/register/hooks.cjs's registerEsmHooks).
   data.port?.postMessage('ready');
 }
@@ -29,6 +29,6 @@ export async function load(url, context, nextLoad) {
   let source = patchedSdkSource(url, result.source, patchUrl, framing);
   // SDK copies bundled into any ES module (CommonJS ones go through
   // lib/register/hooks.cjs's Module.prototype._compile wrapper).
-  if (source === undefined && reachOptions !== undefined) source = reach.reachSource(result.source, url, 'module', reachOptions);
+  if (source === undefined && rewriteOptions !== undefined) source = rewrite.rewriteSdkClasses(result.source, url, 'module', rewriteOptions);
   return source === undefined ? result : { ...result, source };
 }

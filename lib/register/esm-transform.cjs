@@ -9,7 +9,7 @@
 // dependency-free): this file knows only how to append the call.
 
 const sdk = require('../adapters/modules.cjs');
-const { bytesOf } = require('../shape/reach.cjs');
+const { bytesOf } = require('../shape/rewrite.cjs');
 
 const { PATCH_BINDING: MARKER } = require('../shape/globals.cjs');
 

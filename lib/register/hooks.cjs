@@ -22,7 +22,7 @@
 const Module = require('node:module');
 const path = require('node:path');
 const sdk = require('../adapters/modules.cjs');
-const { reachSource, defineHandOver } = require('../shape/reach.cjs');
+const { rewriteSdkClasses, defineClassReceiver } = require('../shape/rewrite.cjs');
 
 /**
  * What MCP_ORDERED_DISPATCH_FRAMING asks of register, which takes no
@@ -38,12 +38,12 @@ const framingMode = framingFromEnv();
 const framing = framingMode !== 'off';
 const stdioOptions = { offThread: framingMode === 'main-thread' ? false : undefined };
 
-// What patches the classes handed over (lib/patch/handed.cjs), loaded with the first SDK module.
-let handed;
+// The class receiver (lib/patch/receiver.cjs), loaded with the first SDK module.
+let receiver;
 
 function patcher() {
-  handed ??= require('../patch/handed.cjs').createHandedPatcher({ framing, offThread: stdioOptions.offThread });
-  return handed;
+  receiver ??= require('../patch/receiver.cjs').createClassReceiver({ framing, offThread: stdioOptions.offThread });
+  return receiver;
 }
 
 /** Patch a Protocol class loaded from `file` (left stock with a warning when it cannot be). */
@@ -63,7 +63,7 @@ function patchStdioLoaded(exports, file) {
  */
 function afterRequire(exports, request, parent, isMain) {
   // Without the addon, nothing is done.
-  if (handed?.unavailable) return exports;
+  if (receiver?.unavailable) return exports;
   // SDK modules re-require each other: once the patcher is loaded, a
   // Protocol it has patched costs no resolution.
   let Protocol;
@@ -71,7 +71,7 @@ function afterRequire(exports, request, parent, isMain) {
   let needsFraming = false;
   try {
     Protocol = sdk.protocolExportOf(exports);
-    needsProtocol = sdk.isSdkProtocol(Protocol) && !handed?.isPatched(Protocol);
+    needsProtocol = sdk.isSdkProtocol(Protocol) && !receiver?.isPatched(Protocol);
     needsFraming = framing && sdk.exportsStdio(exports);
   } catch {
     // An exports object whose getter throws is not the SDK's.
@@ -112,33 +112,33 @@ function esmLoaded(url, result) {
   return source === undefined ? result : { ...result, source };
 }
 
-// ---- SDK copies found by shape (bundles, minified builds): lib/shape/reach.cjs ----
+// ---- SDK copies found by shape (bundles, minified builds): lib/shape/rewrite.cjs ----
 
 // The global the static blocks lib/shape/blocks.cjs inserts call, with (kind, generation, file, class).
-const { REACH_GLOBAL } = require('../shape/globals.cjs');
+const { RECEIVER_GLOBAL } = require('../shape/globals.cjs');
 
 /** Define the global the inserted blocks call (once; a block runs on the main thread, whichever thread changed its module's source). */
-function defineReachGlobal() {
-  defineHandOver(REACH_GLOBAL, (kind, generation, file, Class) => patcher().reached(kind, generation, file, Class));
+function defineReceiverGlobal() {
+  defineClassReceiver(RECEIVER_GLOBAL, (kind, generation, file, Class) => patcher().classDefined(kind, generation, file, Class));
 }
 
-/** What register asks of lib/shape/reach.cjs: SDK-scope modules are patched by their exports (afterRequire, esmLoaded). */
-const REACH_OPTIONS = { global: REACH_GLOBAL, framing, skipSdkScope: true };
+/** What register asks of lib/shape/rewrite.cjs: SDK-scope modules are patched by their exports (afterRequire, esmLoaded). */
+const REWRITE_OPTIONS = { global: RECEIVER_GLOBAL, framing, skipSdkScope: true };
 /** The same, where a runtime has no hook that sees a module's exports (Bun): SDK-scope modules are found by shape too. */
-const REACH_ALL_OPTIONS = { ...REACH_OPTIONS, skipSdkScope: false };
+const REWRITE_ALL_OPTIONS = { ...REWRITE_OPTIONS, skipSdkScope: false };
 
 /**
  * A module's source (any module, any format the hooks see: 'module',
  * 'commonjs') with a static block in each SDK class it defines, or
- * undefined (lib/shape/reach.cjs's reachSource decides). `options`:
- * REACH_OPTIONS or REACH_ALL_OPTIONS. Never throws: on any failure the
+ * undefined (lib/shape/rewrite.cjs's rewriteSdkClasses decides). `options`:
+ * REWRITE_OPTIONS or REWRITE_ALL_OPTIONS. Never throws: on any failure the
  * module loads as it was, so callers wrap it in nothing.
  */
-function reachedSource(source, file, format, options = REACH_OPTIONS) {
-  const changed = reachSource(source, file, format, options);
+function rewrittenSource(source, file, format, options = REWRITE_OPTIONS) {
+  const changed = rewriteSdkClasses(source, file, format, options);
   if (changed === undefined) return undefined;
   try {
-    defineReachGlobal();
+    defineReceiverGlobal();
   } catch {
     return undefined; // a global object that takes no new property: the blocks would have nothing to call
   }
@@ -151,7 +151,7 @@ function loaded(url, result) {
     const patched = esmLoaded(url, result);
     if (patched !== result) return patched;
   }
-  const source = reachedSource(result.source, url, result.format);
+  const source = rewrittenSource(result.source, url, result.format);
   return source === undefined ? result : { ...result, source };
 }
 
@@ -160,7 +160,7 @@ function wrapCompile() {
   const compile = Module.prototype._compile;
   Module.prototype._compile = function _compile(content, filename, ...rest) {
     if (typeof content === 'string' && typeof filename === 'string') {
-      const changed = reachedSource(content, filename, 'commonjs');
+      const changed = rewrittenSource(content, filename, 'commonjs');
       if (changed !== undefined) content = changed;
     }
     return compile.call(this, content, filename, ...rest);
@@ -201,10 +201,10 @@ function warnNoHooks(why, esmOnly = false) {
 function registerEsmHooks() {
   const { pathToFileURL } = require('node:url');
   const { MessageChannel, receiveMessageOnPort, isMainThread } = require('node:worker_threads');
-  defineReachGlobal();
+  defineReceiverGlobal();
   wrapCompile();
   const url = pathToFileURL(path.join(__dirname, 'esm-hooks.mjs')).href;
-  const data = { patchUrl: patchUrl(), framing, reachOptions: REACH_OPTIONS };
+  const data = { patchUrl: patchUrl(), framing, rewriteOptions: REWRITE_OPTIONS };
   // Node 20 also runs --require preloads on its loader thread, where a port
   // cannot be handed to module.register(): checked on the main thread only.
   if (!isMainThread) {
@@ -229,8 +229,8 @@ module.exports = {
   patchLoaded,
   patchStdioLoaded,
   framingFromEnv,
-  reachedSource,
+  rewrittenSource,
   warnNoHooks,
-  REACH_GLOBAL,
-  REACH_ALL_OPTIONS,
+  RECEIVER_GLOBAL,
+  REWRITE_ALL_OPTIONS,
 };

@@ -72,7 +72,7 @@ export function installHooks() {
         return loadHooks().loaded(url, result);
       };
     // Every ES module and CommonJS module with a source: SDK modules under
-    // node_modules, and SDK copies bundled into any module (lib/shape/reach.cjs).
+    // node_modules, and SDK copies bundled into any module (lib/shape/rewrite.cjs).
     Module.registerHooks({ load });
   } else if (typeof Module.register === 'function') {
     loadHooks().registerEsmHooks();

@@ -1,5 +1,5 @@
 'use strict';
-// The hand-over the search by shape inserts: a static block right after the
+// The class receiver's call the search by shape inserts: a static block right after the
 // `{` of each SDK class body it found,
 //
 //   static{try{typeof globalThis.<global>=="function"&&globalThis.<global>("protocol",2,"<file>",this)}catch{}}

@@ -8,11 +8,11 @@ module.exports = {
    * What the static blocks a bundler plugin inserts at build time call: its
    * name in a module's text marks SDK classes patched at build time, which
    * register and install() leave alone and doctor reports as such
-   * (lib/shape/reach.cjs, lib/plugin/).
+   * (lib/shape/rewrite.cjs, lib/plugin/).
    */
   BUILT_GLOBAL: '__mcpOrderedDispatchBuilt',
   /** What the static blocks register inserts at load time call (lib/register/hooks.cjs). */
-  REACH_GLOBAL: '__mcpOrderedDispatchReach',
+  RECEIVER_GLOBAL: '__mcpOrderedDispatchClassDefined',
   /** The binding of the patch call appended to an SDK ES module (lib/register/esm-transform.cjs); `${PATCH_BINDING}Stdio` too. */
   PATCH_BINDING: '__mcpOrderedDispatchPatch',
   /** What a module redirected inside a Bun-compiled executable calls first: its import.meta set right (lib/register/bun-graph.cjs). */

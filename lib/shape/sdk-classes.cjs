@@ -3,7 +3,7 @@
 // defines, whatever a bundler or minifier made of their names. Every class
 // body without `extends` that the locate step finds is judged by its
 // members (lib/adapters/shape.cjs). Asked by register's transform
-// (lib/shape/reach.cjs), discover's search of files on disk
+// (lib/shape/rewrite.cjs), discover's search of files on disk
 // (lib/discover/discover.cjs) and the bundler plugin alike.
 //
 // Two locate steps give the same records: the addon's (`locateClasses`,

@@ -7,7 +7,7 @@
 // application carrying the SDK (built as test/plugin/artifacts.test.mjs
 // builds one: esbuild, sea-config.json, postject) is "only at build time";
 // the same executable built from a bundle patched at
-// build time (reachSource with BUILT_GLOBAL, the hand-over the bundler plugin
+// build time (rewriteSdkClasses with BUILT_GLOBAL, the receiver call the bundler plugin
 // inserts), and that bundle as an installed package's file, are "patched at
 // build time"; and a project whose bin is a native executable without the
 // SDK (esbuild's) gets the same report as without that bin.
@@ -26,7 +26,7 @@ import { ensureNode } from '../../scripts/node-lines.mjs';
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'mcp-ordered-dispatch.cjs');
-const { reachSource } = require('../../lib/shape/reach.cjs');
+const { rewriteSdkClasses } = require('../../lib/shape/rewrite.cjs');
 const { BUILT_GLOBAL } = require('../../lib/shape/globals.cjs');
 const bun = bunBinary();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-doctor-compiled-'));
@@ -71,21 +71,21 @@ before(async () => {
   // Built-in arguments ending with `--` (as opencode's): Bun ignores BUN_OPTIONS for it.
   blockedExe = path.join(home, 'app-blocked');
   execFileSync(bun, ['build', '--compile', '--compile-exec-argv=--smol --', 'app.mjs', `--outfile=${blockedExe}`], { cwd: home, stdio: 'pipe', timeout: 120_000 });
-  // The same app, its SDK classes given the build-time hand-over as it is bundled, then compiled.
+  // The same app, its SDK classes given the build-time receiver call as it is bundled, then compiled.
   const esbuild = require('esbuild');
   const handOver = {
-    name: 'build-time-hand-over',
+    name: 'build-time-receiver',
     setup(build) {
       build.onLoad({ filter: /\.js$/ }, (args) => {
         const source = fs.readFileSync(args.path, 'utf8');
-        const changed = reachSource(source, args.path, 'module', { global: BUILT_GLOBAL });
+        const changed = rewriteSdkClasses(source, args.path, 'module', { global: BUILT_GLOBAL });
         return changed === undefined ? undefined : { contents: changed, loader: 'js' };
       });
     },
   };
   builtBundle = path.join(home, 'app-built.mjs');
   await esbuild.build({ entryPoints: [path.join(home, 'app.mjs')], bundle: true, platform: 'node', format: 'esm', outfile: builtBundle, plugins: [handOver], logLevel: 'silent' });
-  assert.ok(fs.readFileSync(builtBundle, 'utf8').includes(`globalThis.${BUILT_GLOBAL}(`), 'the bundle carries the hand-over');
+  assert.ok(fs.readFileSync(builtBundle, 'utf8').includes(`globalThis.${BUILT_GLOBAL}(`), 'the bundle carries the receiver call');
   builtExe = path.join(home, 'app-built');
   execFileSync(bun, ['build', '--compile', builtBundle, `--outfile=${builtExe}`], { cwd: home, stdio: 'pipe', timeout: 120_000 });
   // The same app as a Node 24 single executable application.
@@ -149,7 +149,7 @@ test('a project whose bin is a Node single executable application carrying the S
   assert.doesNotMatch(result.message, /All \d+ SDK build/);
 });
 
-test('built with the build-time hand-over: the executable and the bundle are "patched at build time", never an all-clear', { skip: bun === undefined && 'bun is not installed for this platform' }, async () => {
+test('built with the build-time receiver call: the executable and the bundle are "patched at build time", never an all-clear', { skip: bun === undefined && 'bun is not installed for this platform' }, async () => {
   const root = project('built-app', builtExe);
   // The bundle as an installed package's file, found by shape.
   const pkg = path.join(root, 'node_modules', 'built-bundle');

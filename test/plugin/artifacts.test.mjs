@@ -201,5 +201,5 @@ test('a plugin-built bundle under --import mcp-ordered-dispatch/register: 0 lost
   const spied = await runAlone(out, process.execPath, ['--import', path.join(ROOT, 'entries', 'register.mjs'), '--import', spy, path.join('{alone}', 'app.cjs')], { env: { MCP_ORDERED_DISPATCH_CACHE_DIR: fresh('register-cache-2') } });
   const loaded = JSON.parse(spied.raw.stdout.trim().split('\n').pop()).map((f) => path.relative(lib, f));
   assert.ok(loaded.includes(path.join('register', 'hooks.cjs')), `register looked at the modules: ${loaded}`);
-  for (const never of ['patch/protocol.cjs', 'patch/handed.cjs', 'native/addon.cjs']) assert.ok(!loaded.includes(never), `register loaded ${never}: it patched something: ${loaded}`);
+  for (const never of ['patch/protocol.cjs', 'patch/receiver.cjs', 'native/addon.cjs']) assert.ok(!loaded.includes(never), `register loaded ${never}: it patched something: ${loaded}`);
 });

@@ -16,7 +16,7 @@
 //   - the first token after the block (the class's `constructor`), looked
 //     up in the output's map (node:module's SourceMap, as
 //     --enable-source-maps does), maps to the vendored file's position
-//     where the plugin inserted the block (reachEdits on the vendored text).
+//     where the plugin inserted the block (rewriteEdits on the vendored text).
 // With the map left out (the transform returning `map: null`) both fail.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -67,9 +67,9 @@ before(async () => {
   while (start > 0 && /[\w$]/.test(text[start - 1])) start--;
   const expression = positionOf(text, start);
   // Where the plugin puts the Protocol's block: the vendored text's offset of the token after it.
-  const { reachEdits } = require('../../lib/shape/reach.cjs');
+  const { rewriteEdits } = require('../../lib/shape/rewrite.cjs');
   const { BUILT_GLOBAL } = require('../../lib/shape/globals.cjs');
-  const edits = reachEdits(text, VENDORED, 'module', { global: BUILT_GLOBAL }).edits.filter(([, block]) => block.includes('"protocol"'));
+  const edits = rewriteEdits(text, VENDORED, 'module', { global: BUILT_GLOBAL }).edits.filter(([, block]) => block.includes('"protocol"'));
   assert.equal(edits.length, 1, 'one Protocol class in the vendored bundle');
   const ctor = positionOf(text, edits[0][0]);
   assert.ok(text.startsWith('constructor', edits[0][0]), 'the constructor right after the class body opens');

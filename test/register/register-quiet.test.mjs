@@ -143,12 +143,12 @@ test(`node ${process.version}: a process with register that never loads the SDK 
       // Requires nothing after register: register's own entry is all.
       const bare = await runCommand(node, [flag, entry, '--import', spy, '-e', '0'], { cwd: root, env: cleanEnv() });
       assert.equal(bare.code, 0, show(bare));
-      // The hooks' side (lib/register/hooks.cjs, and the rewrite gates of lib/shape/reach.cjs with the
+      // The hooks' side (lib/register/hooks.cjs, and the rewrite gates of lib/shape/rewrite.cjs with the
       // prefilter's lib/adapters/modules.cjs) loads either way:
       // where Node has no registerHooks, to register module.register()'s hooks; where it has, to look at the
       // spy itself (every module takes the prefilter: an SDK copy may be bundled into any file).
       // Under --require, require(esm) caches lib/register/install-hooks.mjs too.
-      const expected = [...(flag === '--import' ? [] : ['register/install-hooks.mjs', 'register/sandboxed.cjs']), 'adapters/modules.cjs', 'register/hooks.cjs', 'shape/globals.cjs', 'shape/reach.cjs'].sort();
+      const expected = [...(flag === '--import' ? [] : ['register/install-hooks.mjs', 'register/sandboxed.cjs']), 'adapters/modules.cjs', 'register/hooks.cjs', 'shape/globals.cjs', 'shape/rewrite.cjs'].sort();
       assert.deepEqual(JSON.parse(bare.stdout), expected, `${flag}: ${show(bare)}`);
       // Requires a module (not the SDK): the hooks' side loads to look at it, nothing heavier.
       const some = await runCommand(node, [flag, entry, '--import', spy, '-e', "require('node:util')"], { cwd: root, env: cleanEnv() });
@@ -193,7 +193,7 @@ test(`node ${process.version}: with register, loading the SDK loads the patcher 
   for (const needed of ['patch/protocol.cjs', 'native/addon.cjs', 'patch/transports.cjs', 'discover/package-of.cjs']) assert.ok(files.includes(needed), `${needed} loaded with the SDK: ${files}`);
   for (const later of ['stdio/read-buffer.cjs', 'stdio/thread-read-buffer.cjs', 'discover/discover.cjs']) assert.ok(!files.includes(later), `${later} not loaded before a transport starts: ${files}`);
   // The SDK-load path's files (both generations' adapters here): 16 shared
-  // (the rewrite gates, lib/shape/reach.cjs, and the loader's
+  // (the rewrite gates, lib/shape/rewrite.cjs, and the loader's
   // lib/native/platform.cjs and opened.cjs among them), one adapter each,
   // and on registerHooks lines the in-thread ES module transform.
   assert.ok(files.length <= (hasRegisterHooks ? 19 : 18), `${files.length} files of lib/ loaded with the SDK: ${files}`);
@@ -241,7 +241,7 @@ test(`node ${process.version}: a module holding an SDK class by shape is located
     const app = `const Ao = require(${JSON.stringify(path.join(dir, 'bundle.cjs'))}); console.log(JSON.stringify(String(Ao).startsWith('class {static{')));`;
     for (const [flag, entry] of REGISTER_FLAGS) {
       const env = cleanEnv({ MCP_ORDERED_DISPATCH_CACHE_DIR: path.join(dir, `cache${flag}`) });
-      for (const [run, expected] of [['cold', ['shape/blocks.cjs', 'shape/cache.cjs', 'shape/reach.cjs', 'shape/sdk-classes.cjs']], ['warm', ['shape/blocks.cjs', 'shape/cache.cjs', 'shape/reach.cjs']]]) {
+      for (const [run, expected] of [['cold', ['shape/blocks.cjs', 'shape/cache.cjs', 'shape/rewrite.cjs', 'shape/sdk-classes.cjs']], ['warm', ['shape/blocks.cjs', 'shape/cache.cjs', 'shape/rewrite.cjs']]]) {
         const r = await runCommand(node, [flag, entry, '--import', spy, '-e', app], { cwd: root, env });
         assert.equal(r.code, 0, show(r));
         const [changed, loadedLine] = r.stdout.trim().split('\n').slice(-2);

@@ -3,7 +3,7 @@
 // the cases the Rust tests read too: test/shape/cases.json, and every entry
 // of lib/shape/grammar.cjs), one
 // sdkClassesIn() names the SDK classes of real SDK builds and of a minified
-// bundle, and reachSource() keeps every rewrite gate.
+// bundle, and rewriteSdkClasses() keeps every rewrite gate.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -18,13 +18,13 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const { tokenize, LexError } = require('../../lib/shape/tokens.cjs');
 const { locateClasses } = require('../../lib/shape/classes.cjs');
 const { sdkClassesIn } = require('../../lib/shape/sdk-classes.cjs');
-let reach;
+let rewrite;
 let cache;
 
 before(() => {
   cache = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-shape-cache-'));
   process.env.MCP_ORDERED_DISPATCH_CACHE_DIR = cache;
-  reach = require('../../lib/shape/reach.cjs');
+  rewrite = require('../../lib/shape/rewrite.cjs');
 });
 after(() => {
   delete process.env.MCP_ORDERED_DISPATCH_CACHE_DIR;
@@ -93,29 +93,29 @@ test('sdkClassesIn: a minified esbuild bundle of a 1.x client app (classes renam
   assert.deepEqual(sdkClassesIn(text).map((c) => [c.kind, c.generation]).sort(), [['protocol', 1], ['stdio', 0]]);
 });
 
-test('reachSource: every rewrite gate, and the bytes a load hook may hand over', () => {
+test('rewriteSdkClasses: every rewrite gate, and the bytes a load hook may hand over', () => {
   const body = '{constructor(){this._progressHandlers=new Map}_onnotification(e){}_onresponse(e){}_onrequest(e,t){}}';
   const source = `var P = class ${body};`;
   const options = { global: '__shapeTest' };
-  const changed = reach.reachSource(source, '/app/x.js', 'commonjs', options);
+  const changed = rewrite.rewriteSdkClasses(source, '/app/x.js', 'commonjs', options);
   assert.ok(changed?.includes('static{try{typeof globalThis.__shapeTest=="function"&&globalThis.__shapeTest("protocol",1,"/app/x.js",this)}catch{}}'), changed);
   // The same for every form of bytes.
   const bytes = Buffer.from(source);
   for (const form of [bytes, new Uint8Array(bytes), new DataView(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length)), bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length)]) {
-    assert.equal(reach.reachSource(form, '/app/x.js', 'commonjs', options), changed, form.constructor.name);
+    assert.equal(rewrite.rewriteSdkClasses(form, '/app/x.js', 'commonjs', options), changed, form.constructor.name);
   }
-  assert.equal(reach.textOf(new Uint8Array(Buffer.from('é'))), 'é');
+  assert.equal(rewrite.textOf(new Uint8Array(Buffer.from('é'))), 'é');
   // Already changed (a hook installed twice), this package's own files, the SDK's scope when asked, no markers.
-  assert.equal(reach.reachSource(changed, '/app/x.js', 'commonjs', options), undefined);
-  assert.equal(reach.reachSource(source, path.join(ROOT, 'lib', 'x.cjs'), 'commonjs', options), undefined);
+  assert.equal(rewrite.rewriteSdkClasses(changed, '/app/x.js', 'commonjs', options), undefined);
+  assert.equal(rewrite.rewriteSdkClasses(source, path.join(ROOT, 'lib', 'x.cjs'), 'commonjs', options), undefined);
   const inScope = path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'sdk', 'x.js');
-  assert.equal(reach.reachSource(source, inScope, 'commonjs', { ...options, skipSdkScope: true }), undefined);
-  assert.ok(reach.reachSource(source, inScope, 'commonjs', options) !== undefined);
-  assert.equal(reach.reachSource(source.replace('_onrequest', '_onreq'), '/app/x.js', 'commonjs', options), undefined);
+  assert.equal(rewrite.rewriteSdkClasses(source, inScope, 'commonjs', { ...options, skipSdkScope: true }), undefined);
+  assert.ok(rewrite.rewriteSdkClasses(source, inScope, 'commonjs', options) !== undefined);
+  assert.equal(rewrite.rewriteSdkClasses(source.replace('_onrequest', '_onreq'), '/app/x.js', 'commonjs', options), undefined);
   // A stdio transport counts only with framing.
   const stdio = 'var T = class{start(){}close(){}send(){}processReadBuffer(){}constructor(){this._readBuffer=1}};';
-  assert.ok(reach.reachSource(stdio, '/app/t.js', 'commonjs', options) !== undefined);
-  assert.equal(reach.reachSource(stdio, '/app/t.js', 'commonjs', { ...options, framing: false }), undefined);
+  assert.ok(rewrite.rewriteSdkClasses(stdio, '/app/t.js', 'commonjs', options) !== undefined);
+  assert.equal(rewrite.rewriteSdkClasses(stdio, '/app/t.js', 'commonjs', { ...options, framing: false }), undefined);
   // A module that would not compile once changed is left as it was.
-  assert.equal(reach.reachSource(`${source} return 1 +;`, '/app/y.js', 'commonjs', options), undefined);
+  assert.equal(rewrite.rewriteSdkClasses(`${source} return 1 +;`, '/app/y.js', 'commonjs', options), undefined);
 });

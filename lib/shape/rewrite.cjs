@@ -4,7 +4,7 @@
 // the SDK's classes (`var Ao=class{`) and keep them nowhere a module's
 // exports or a path would show; what they keep is the classes' property names.
 //
-// reachSource() is the one rule for rewriting a module's source, whoever
+// rewriteSdkClasses() is the one rule for rewriting a module's source, whoever
 // asks: register's CommonJS and ES module hooks (lib/register/hooks.cjs,
 // lib/register/esm-hooks.mjs) and the build-time paths. In order: this
 // package's own files are never changed; modules under the SDK's scope are
@@ -15,7 +15,7 @@
 // changed already (a hook installed twice), or patched at build time
 // (BUILT_GLOBAL). Only then is the text located
 // (lib/shape/sdk-classes.cjs), each SDK class given a static block that
-// hands it over (lib/shape/blocks.cjs), and the result proven and cached
+// reports it to the class receiver (lib/shape/blocks.cjs), and the result proven and cached
 // per content (lib/shape/cache.cjs). Any failure or doubt returns
 // undefined, and the module loads exactly as it was.
 // Dependency-free but for the adapter: it also runs on a module.register()
@@ -51,23 +51,23 @@ function textOf(source) {
 
 /**
  * `source` (any form bytesOf takes) of the module at `file` (a path or a
- * file: URL, handed over with each class) with a static block in each SDK
+ * file: URL, reported with each class) with a static block in each SDK
  * class it defines, or undefined (none, or any doubt). `format`: 'module' or
  * 'commonjs' (a CommonJS module must also compile whole). `options`:
  *   global (required): the name of the global function the blocks call;
  *   framing (default true): whether stdio transports count;
  *   skipSdkScope (default false): leave modules under the SDK's scope alone.
  */
-function reachSource(source, file, format, options) {
-  return reachEdits(source, file, format, options)?.text;
+function rewriteSdkClasses(source, file, format, options) {
+  return rewriteEdits(source, file, format, options)?.text;
 }
 
 /**
- * What reachSource() does, with what it inserted: { text, edits } where
+ * What rewriteSdkClasses() does, with what it inserted: { text, edits } where
  * edits are [[offset in the source text, inserted text]] (a bundler plugin
  * records them for its source map), or undefined.
  */
-function reachEdits(source, file, format, options) {
+function rewriteEdits(source, file, format, options) {
   try {
     const { global, framing = true, skipSdkScope = false } = options;
     if (OWN_LIB !== undefined && (file.startsWith(OWN_LIB) || file.startsWith(OWN_LIB_URL))) return undefined;
@@ -115,10 +115,10 @@ function withBlocks(text, file, format, global) {
  * of `receive(kind, generation, file, Class)` (once: a global already defined
  * is kept; an error never reaches the class definition).
  */
-function defineHandOver(name, receive) {
+function defineClassReceiver(name, receive) {
   if (Object.hasOwn(globalThis, name)) return;
   Object.defineProperty(globalThis, name, {
-    value: function mcpOrderedDispatchReach(kind, generation, file, Class) {
+    value: function mcpOrderedDispatchClassReceiver(kind, generation, file, Class) {
       try {
         receive(kind, generation, file, Class);
       } catch {
@@ -131,4 +131,4 @@ function defineHandOver(name, receive) {
   });
 }
 
-module.exports = { reachSource, reachEdits, defineHandOver, bytesOf, textOf };
+module.exports = { rewriteSdkClasses, rewriteEdits, defineClassReceiver, bytesOf, textOf };

@@ -1,4 +1,4 @@
-// What the search by shape (lib/shape/reach.cjs) costs:
+// What the search by shape (lib/shape/rewrite.cjs) costs:
 //   1. the prefilter every module takes, in ms per MB of source, over the
 //      source files of packages without the SDK (typescript, webpack);
 //   2. the locate step (lexing a bundle that holds the SDK), ms per MB, cold:
@@ -13,7 +13,7 @@
 //      wall time, and for register cold and warm the CPU time too (a preload
 //      in every run reads it as the process exits);
 //   4. where a cold first run's time goes: each step of the rewrite of a
-//      module not in the cache (lib/shape/reach.cjs's withBlocks), timed in a
+//      module not in the cache (lib/shape/rewrite.cjs's withBlocks), timed in a
 //      fresh process: the hash and the addon's load (a warm run pays them
 //      too), the locate step, the proof of each changed class, the whole
 //      module compiled (the proof a CommonJS module takes), and beside them
@@ -22,7 +22,7 @@
 // The prefilter's floor is one Buffer.indexOf of its longest marker over the
 // same files: what any check that looks at a module's bytes at all pays.
 //
-//   node bench/reach.mjs [--runs=N] [--json]    (npm run bench runs it with --json)
+//   node bench/rewrite.mjs [--runs=N] [--json]    (npm run bench runs it with --json)
 //
 // Not run by the tests (the machine's load changes the numbers).
 import fs from 'node:fs';
@@ -78,7 +78,7 @@ const floorMs = best(10, () => {
 });
 
 // 2 and 3: a multi-MB bundle holding the SDK.
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-bench-reach-'));
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-bench-rewrite-'));
 const rows = [];
 const json = [];
 try {
@@ -125,7 +125,7 @@ try {
   }
   const [jsMb, stringMb, bufferMb] = [median(locate.js), median(locate.string), median(locate.buffer)];
 
-  // Where a cold first run's time goes: what lib/shape/reach.cjs's withBlocks
+  // Where a cold first run's time goes: what lib/shape/rewrite.cjs's withBlocks
   // does for a module not in the cache, each step timed, in a fresh process.
   const lib = (file) => JSON.stringify(path.join(ROOT, 'lib', file));
   const stepsChild = [

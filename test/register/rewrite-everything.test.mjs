@@ -3,7 +3,7 @@
 // repository installs, mcp-remote (a host that bundles the SDK), and
 // typescript, webpack, rollup, zod, ajv, express, undici (none of which
 // holds the SDK) - is put through the transform register applies to every
-// module (lib/shape/reach.cjs: the prefilter, then the locate step). Exactly the SDK's
+// module (lib/shape/rewrite.cjs: the prefilter, then the locate step). Exactly the SDK's
 // Protocol and stdio transport modules change, each by one static block per
 // class; every changed file still parses (esbuild's parser; CommonJS ones
 // also compile in V8). The bundler plugin's transform (lib/plugin/index.cjs,
@@ -26,7 +26,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const modules = require('../../lib/adapters/modules.cjs');
 const { buildOf } = require('../../lib/discover/package-of.cjs');
 const esbuild = require('esbuild');
-const GLOBAL = require('../../lib/register/hooks.cjs').REACH_GLOBAL;
+const GLOBAL = require('../../lib/register/hooks.cjs').RECEIVER_GLOBAL;
 const OPTIONS = { global: GLOBAL };
 // The static block lib/shape/blocks.cjs inserts.
 const blockOf = (global) => new RegExp(`static\\{try\\{typeof globalThis\\.${global}[^}]*\\}catch\\{\\}\\}`, 'g');
@@ -36,13 +36,13 @@ const { BUILT_GLOBAL } = require('../../lib/shape/globals.cjs');
 const BUILT_BLOCK = blockOf(BUILT_GLOBAL);
 // The runtime's call a changed module starts with (either format).
 const RUNTIME_CALL = /(?:import __mcpOrderedDispatchStart from "mcp-ordered-dispatch\/built";__mcpOrderedDispatchStart|require\("mcp-ordered-dispatch\/built"\))\(\{[^}]*\}\);/;
-let reachSource;
+let rewriteSdkClasses;
 let cache;
 
 before(() => {
   cache = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-reach-cache-'));
   process.env.MCP_ORDERED_DISPATCH_CACHE_DIR = cache;
-  ({ reachSource } = require('../../lib/shape/reach.cjs'));
+  ({ rewriteSdkClasses } = require('../../lib/shape/rewrite.cjs'));
 });
 after(() => {
   delete process.env.MCP_ORDERED_DISPATCH_CACHE_DIR;
@@ -76,7 +76,7 @@ function transformAll(name) {
     bytes += source.length;
     if (!modules.mayDefineSdkClass(source)) continue;
     const format = buildOf(file) === 'esm' ? 'module' : 'commonjs';
-    const out = reachSource(source, file, format, OPTIONS);
+    const out = rewriteSdkClasses(source, file, format, OPTIONS);
     if (out === undefined) continue;
     const kinds = [...out.matchAll(new RegExp(`${GLOBAL}\\("(\\w+)",(\\d)`, 'g'))].map((m) => (m[1] === 'protocol' ? `protocol${m[2]}` : m[1]));
     changed.push(`${path.relative(root, file)} ${kinds.join(',')}`);
@@ -202,7 +202,7 @@ test('the locate step: marker names and braces in strings, templates, regexes an
   ];
   for (const source of decoys) {
     assert.ok(modules.mayDefineSdkClass(source), `passes the prefilter: ${source}`);
-    assert.equal(reachSource(source, '/x.js', 'commonjs', OPTIONS), undefined, source);
+    assert.equal(rewriteSdkClasses(source, '/x.js', 'commonjs', OPTIONS), undefined, source);
   }
 });
 
@@ -216,7 +216,7 @@ test('the locate step: a class as bundlers write it gets one block right after i
     `class E { constructor(){ f(this, "_progressHandlers", new Map()); } _onnotification(){} _onresponse(){} _onrequest(){} }`,
   ];
   for (const source of forms) {
-    const out = reachSource(source, '/x.js', 'commonjs', OPTIONS);
+    const out = rewriteSdkClasses(source, '/x.js', 'commonjs', OPTIONS);
     assert.ok(out !== undefined, source);
     const blocks = out.match(BLOCK);
     assert.equal(blocks.length, 1, out);
@@ -228,18 +228,18 @@ test('the locate step: a class as bundlers write it gets one block right after i
 test('the locate step ends on a source that ends in a number, and reads a regular expression after a control head', () => {
   // Both pass the prefilter; the first used to lex forever (a number at the very end).
   const endsInNumber = `// _progressHandlers _onnotification _onrequest\nmodule.exports=1`;
-  assert.equal(reachSource(endsInNumber, '/n.js', 'commonjs', OPTIONS), undefined);
-  assert.equal(reachSource(Buffer.from(`${endsInNumber}.5e+3`), '/n2.js', 'commonjs', OPTIONS), undefined);
+  assert.equal(rewriteSdkClasses(endsInNumber, '/n.js', 'commonjs', OPTIONS), undefined);
+  assert.equal(rewriteSdkClasses(Buffer.from(`${endsInNumber}.5e+3`), '/n2.js', 'commonjs', OPTIONS), undefined);
   // `if (x) /"/.test(y)`: a regex, so the quote in it opens no string; the class after it is found.
   const afterIf = `if (x) /"/.test(y); var P = class ${PROTOCOL_BODY};`;
-  const out = reachSource(afterIf, '/r.js', 'commonjs', OPTIONS);
+  const out = rewriteSdkClasses(afterIf, '/r.js', 'commonjs', OPTIONS);
   assert.ok(out !== undefined && out.match(BLOCK).length === 1, out);
   vm.compileFunction(out, ['x', 'y']);
 });
 
 test('a cache entry is used only where it names class-body braces of the very source; a tampered one is passed over', () => {
   const source = `var P = class ${PROTOCOL_BODY}; /* tampered-cache case */`;
-  const first = reachSource(source, '/c.js', 'commonjs', OPTIONS);
+  const first = rewriteSdkClasses(source, '/c.js', 'commonjs', OPTIONS);
   assert.ok(first !== undefined);
   const files = fs.readdirSync(cache).filter((f) => f.endsWith('.json'));
   const key = files.find((f) => JSON.parse(fs.readFileSync(path.join(cache, f), 'utf8')).at.some(([offset]) => offset === source.indexOf('{') + 1));
@@ -247,6 +247,6 @@ test('a cache entry is used only where it names class-body braces of the very so
   // An entry pointing somewhere else, or carrying code for its generation, is not used: the source is located again.
   for (const at of [[[3, 'protocol', 1]], [[source.indexOf('{') + 1, 'protocol', '1);process.exit(9);(']], [[source.indexOf('{') + 1, 'evil', 1]]]) {
     fs.writeFileSync(path.join(cache, key), JSON.stringify({ at }));
-    assert.equal(reachSource(source, '/c.js', 'commonjs', OPTIONS), first);
+    assert.equal(rewriteSdkClasses(source, '/c.js', 'commonjs', OPTIONS), first);
   }
 });

@@ -1,10 +1,11 @@
 'use strict';
-// Patching an SDK class as it is handed over at load time, for whoever
+// The class receiver: patching each SDK class as it is defined, reported
+// by the static block inserted into it, for whoever
 // hands it: register's load hooks (lib/register/hooks.cjs: a module's
 // exports, or the static block lib/shape/blocks.cjs inserts) and the
 // runtime a bundler plugin builds into an application (lib/plugin/runtime.cjs).
 // The patcher, the SDK source checks and the native addon load on the first
-// class handed over; with no loadable addon that first class prints one
+// class reported; with no loadable addon that first class prints one
 // warning (the loader's message, a NativeAddonWarning) and every class stays
 // stock. A class the SDK's checks refuse is left stock with a warning; nothing
 // here throws into the application's module loading or class definition.
@@ -13,12 +14,12 @@ const sdk = require('../adapters/modules.cjs');
 
 
 /**
- * A patcher for handed-over classes. `options`: framing (whether stdio
+ * A class receiver. `options`: framing (whether stdio
  * transports get native framing), offThread (their reader: undefined, the
  * default off-thread one, or false), sourceOf(file) (what messages name a
  * class by; default: the nearest package.json of `file`).
  */
-function createHandedPatcher({ framing = true, offThread, sourceOf } = {}) {
+function createClassReceiver({ framing = true, offThread, sourceOf } = {}) {
   // undefined: not loaded yet; null: the addon could not be loaded (warned once).
   let machinery;
 
@@ -59,8 +60,8 @@ function createHandedPatcher({ framing = true, offThread, sourceOf } = {}) {
     if (m !== null) m.patchStdioExports(exports, file, { offThread });
   }
 
-  /** A class a static block handed over, as it was defined: patch it (the SDK's own checks decide; an unsupported one is left stock with a warning). */
-  function reached(kind, generation, file, Class) {
+  /** A class its static block reported as it was defined: patch it (the SDK's own checks decide; an unsupported one is left stock with a warning). */
+  function classDefined(kind, generation, file, Class) {
     if (typeof Class !== 'function') return;
     if (typeof file === 'string' && file.startsWith('file:')) {
       try {
@@ -88,7 +89,7 @@ function createHandedPatcher({ framing = true, offThread, sourceOf } = {}) {
     loadMachinery,
     patchLoaded,
     patchStdioLoaded,
-    reached,
+    classDefined,
     /** Whether the addon could not be loaded (warned): nothing more is done. */
     get unavailable() {
       return machinery === null;
@@ -100,4 +101,4 @@ function createHandedPatcher({ framing = true, offThread, sourceOf } = {}) {
   };
 }
 
-module.exports = { createHandedPatcher };
+module.exports = { createClassReceiver };
