@@ -12,7 +12,7 @@ const path = require('node:path');
 const crypto = require('node:crypto');
 
 /** Bump when what the locate step finds, or what is inserted, changes: old cache entries are then not read. */
-const CACHE_VERSION = 'reach-4';
+const CACHE_VERSION = 'rewrite-5';
 const KINDS = new Set(['protocol', 'stdio']);
 
 function cacheDir() {
