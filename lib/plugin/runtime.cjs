@@ -27,8 +27,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const platform = require('../native/platform.cjs');
 const { provideAddon } = require('../native/opened.cjs');
-const { defineClassReceiver } = require('../shape/rewrite.cjs');
-const { BUILT_GLOBAL } = require('../shape/globals.cjs');
+const { BUILT_GLOBAL, defineClassReceiver } = require('../shape/globals.cjs');
 const { createClassReceiver } = require('../patch/receiver.cjs');
 
 const FROM = 'the mcp-ordered-dispatch bundler plugin';

@@ -243,7 +243,7 @@ function compiledByRequire(file) {
 function esmByPath(file) {
   const ext = path.extname(file);
   if (ext === '.mjs') return 'module';
-  return ext === '.js' && packageTypeAt(path.dirname(file)) === 'module' ? 'module' : undefined;
+  return ext === '.js' && packageTypeOf(file) === 'module' ? 'module' : undefined;
 }
 
 function escapeRegExp(text) {

@@ -22,7 +22,8 @@
 const Module = require('node:module');
 const path = require('node:path');
 const sdk = require('../adapters/modules.cjs');
-const { rewriteSdkClasses, defineClassReceiver } = require('../shape/rewrite.cjs');
+const { rewriteSdkClasses } = require('../shape/rewrite.cjs');
+const { defineClassReceiver, RECEIVER_GLOBAL } = require('../shape/globals.cjs');
 
 /**
  * What MCP_ORDERED_DISPATCH_FRAMING asks of register, which takes no
@@ -114,8 +115,6 @@ function esmLoaded(url, result) {
 
 // ---- SDK copies found by shape (bundles, minified builds): lib/shape/rewrite.cjs ----
 
-// The global the static blocks lib/shape/blocks.cjs inserts call, with (kind, generation, file, class).
-const { RECEIVER_GLOBAL } = require('../shape/globals.cjs');
 
 /** Define the global the inserted blocks call (once; a block runs on the main thread, whichever thread changed its module's source). */
 function defineReceiverGlobal() {

@@ -1,9 +1,33 @@
 'use strict';
 // Every name this package writes into users' code: the globals (and the
 // import binding) that the code it inserts into modules calls. Declared
-// here once; each writer and each reader takes the name from here.
+// here once; each writer and each reader takes the name from here. And the
+// definition of the class receiver's global, which a bundle built with the
+// plugin carries: this file is all of lib/shape/ it needs.
+
+/**
+ * Define `globalThis[name]`, the function the inserted blocks call, as a call
+ * of `receive(kind, generation, file, Class)` (once: a global already defined
+ * is kept; an error never reaches the class definition).
+ */
+function defineClassReceiver(name, receive) {
+  if (Object.hasOwn(globalThis, name)) return;
+  Object.defineProperty(globalThis, name, {
+    value: function mcpOrderedDispatchClassReceiver(kind, generation, file, Class) {
+      try {
+        receive(kind, generation, file, Class);
+      } catch {
+        // Never into the application's class definition.
+      }
+    },
+    configurable: true,
+    writable: false,
+    enumerable: false,
+  });
+}
 
 module.exports = {
+  defineClassReceiver,
   /**
    * What the static blocks a bundler plugin inserts at build time call: its
    * name in a module's text marks SDK classes patched at build time, which

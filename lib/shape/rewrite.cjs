@@ -110,25 +110,4 @@ function withBlocks(text, file, format, global) {
   return { text: changed, edits: blocksAt(at, global, file) };
 }
 
-/**
- * Define `globalThis[name]`, the function the inserted blocks call, as a call
- * of `receive(kind, generation, file, Class)` (once: a global already defined
- * is kept; an error never reaches the class definition).
- */
-function defineClassReceiver(name, receive) {
-  if (Object.hasOwn(globalThis, name)) return;
-  Object.defineProperty(globalThis, name, {
-    value: function mcpOrderedDispatchClassReceiver(kind, generation, file, Class) {
-      try {
-        receive(kind, generation, file, Class);
-      } catch {
-        // Never into the application's class definition.
-      }
-    },
-    configurable: true,
-    writable: false,
-    enumerable: false,
-  });
-}
-
-module.exports = { rewriteSdkClasses, rewriteEdits, defineClassReceiver, bytesOf, textOf };
+module.exports = { rewriteSdkClasses, rewriteEdits, bytesOf, textOf };

@@ -192,11 +192,11 @@ test(`node ${process.version}: with register, loading the SDK loads the patcher 
   const files = JSON.parse(loaded.stdout);
   for (const needed of ['patch/protocol.cjs', 'native/addon.cjs', 'patch/transports.cjs', 'discover/package-of.cjs']) assert.ok(files.includes(needed), `${needed} loaded with the SDK: ${files}`);
   for (const later of ['stdio/read-buffer.cjs', 'stdio/thread-read-buffer.cjs', 'discover/discover.cjs']) assert.ok(!files.includes(later), `${later} not loaded before a transport starts: ${files}`);
-  // The SDK-load path's files (both generations' adapters here): 16 shared
-  // (the rewrite gates, lib/shape/rewrite.cjs, and the loader's
-  // lib/native/platform.cjs and opened.cjs among them), one adapter each,
-  // and on registerHooks lines the in-thread ES module transform.
-  assert.ok(files.length <= (hasRegisterHooks ? 19 : 18), `${files.length} files of lib/ loaded with the SDK: ${files}`);
+  // The SDK-load path's files (both generations' adapters here): 17 shared
+  // (the rewrite gates, lib/shape/rewrite.cjs and globals.cjs, and the
+  // loader's lib/native/platform.cjs and opened.cjs among them), one adapter
+  // each, and on registerHooks lines the in-thread ES module transform.
+  assert.ok(files.length <= (hasRegisterHooks ? 20 : 19), `${files.length} files of lib/ loaded with the SDK: ${files}`);
   const started = await runCommand(node, argv, { cwd: root, env: cleanEnv({ START: '1' }) });
   assert.equal(started.code, 0, show(started));
   const after = JSON.parse(started.stdout);
@@ -241,7 +241,7 @@ test(`node ${process.version}: a module holding an SDK class by shape is located
     const app = `const Ao = require(${JSON.stringify(path.join(dir, 'bundle.cjs'))}); console.log(JSON.stringify(String(Ao).startsWith('class {static{')));`;
     for (const [flag, entry] of REGISTER_FLAGS) {
       const env = cleanEnv({ MCP_ORDERED_DISPATCH_CACHE_DIR: path.join(dir, `cache${flag}`) });
-      for (const [run, expected] of [['cold', ['shape/blocks.cjs', 'shape/cache.cjs', 'shape/rewrite.cjs', 'shape/sdk-classes.cjs']], ['warm', ['shape/blocks.cjs', 'shape/cache.cjs', 'shape/rewrite.cjs']]]) {
+      for (const [run, expected] of [['cold', ['shape/blocks.cjs', 'shape/cache.cjs', 'shape/globals.cjs', 'shape/rewrite.cjs', 'shape/sdk-classes.cjs']], ['warm', ['shape/blocks.cjs', 'shape/cache.cjs', 'shape/globals.cjs', 'shape/rewrite.cjs']]]) {
         const r = await runCommand(node, [flag, entry, '--import', spy, '-e', app], { cwd: root, env });
         assert.equal(r.code, 0, show(r));
         const [changed, loadedLine] = r.stdout.trim().split('\n').slice(-2);

@@ -12,7 +12,8 @@ import { drainMessages } from './support/read-buffer.mjs';
 
 const require = createRequire(import.meta.url);
 const stdio = require('../../lib/patch/transports.cjs');
-const { patchStdioTransport, isStdioPatched, findStdioTransports, patchStdioTransports, patchStdioExports, isNativeReadBuffer } = stdio;
+const { patchStdioTransport, isStdioPatched, patchStdioExports, isNativeReadBuffer } = stdio;
+const { findStdioTransports, patchStdioTransports } = require('../../lib/patch/transport-plan.cjs');
 const { NativeReadBuffer } = require('../../lib/stdio/read-buffer.cjs');
 const { stdioClassesDefinedIn } = require('../../lib/adapters/modules.cjs');
 
