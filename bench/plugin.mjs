@@ -85,44 +85,31 @@ const BUNDLERS = {
   },
   webpack: {
     plugin: () => require('mcp-ordered-dispatch/webpack')(),
-    build(entry, out, plugins) {
-      const webpack = require('webpack');
-      return new Promise((resolve, reject) => {
-        webpack({
-          mode: 'production', target: 'node', entry, context: path.dirname(entry),
-          output: { path: out, filename: 'app.cjs', library: { type: 'commonjs2' } },
-          resolve: { modules: [path.join(ROOT, 'node_modules')] },
-          plugins, infrastructureLogging: { level: 'error' }, stats: 'none',
-        }, (error, stats) => {
-          if (error || stats.hasErrors()) return reject(error ?? new Error(stats.toString('errors-only')));
-          let inputBytes = 0;
-          for (const m of stats.compilation.modules) inputBytes += m.size();
-          resolve({ file: path.join(out, 'app.cjs'), inputBytes });
-        });
-      });
-    },
+    build: (entry, out, plugins) => webpackLikeBuild(require('webpack'), entry, out, plugins),
   },
 };
 
 BUNDLERS.rspack = {
   plugin: () => require('mcp-ordered-dispatch/rspack')(),
-  build(entry, out, plugins) {
-    const { rspack } = require('@rspack/core');
-    return new Promise((resolve, reject) => {
-      rspack({
-        mode: 'production', target: 'node', entry, context: path.dirname(entry),
-        output: { path: out, filename: 'app.cjs', library: { type: 'commonjs2' } },
-        resolve: { modules: [path.join(ROOT, 'node_modules')] },
-        plugins, infrastructureLogging: { level: 'error' }, stats: 'none',
-      }, (error, stats) => {
-        if (error || stats.hasErrors()) return reject(error ?? new Error(stats.toString('errors-only')));
-        let inputBytes = 0;
-        for (const m of stats.compilation.modules) inputBytes += m.size();
-        resolve({ file: path.join(out, 'app.cjs'), inputBytes });
-      });
-    });
-  },
+  build: (entry, out, plugins) => webpackLikeBuild(require('@rspack/core').rspack, entry, out, plugins),
 };
+
+/** A production CommonJS build by webpack or rspack (the same options and stats): { file, inputBytes }. */
+function webpackLikeBuild(compile, entry, out, plugins) {
+  return new Promise((resolve, reject) => {
+    compile({
+      mode: 'production', target: 'node', entry, context: path.dirname(entry),
+      output: { path: out, filename: 'app.cjs', library: { type: 'commonjs2' } },
+      resolve: { modules: [path.join(ROOT, 'node_modules')] },
+      plugins, infrastructureLogging: { level: 'error' }, stats: 'none',
+    }, (error, stats) => {
+      if (error || stats.hasErrors()) return reject(error ?? new Error(stats.toString('errors-only')));
+      let inputBytes = 0;
+      for (const m of stats.compilation.modules) inputBytes += m.size();
+      resolve({ file: path.join(out, 'app.cjs'), inputBytes });
+    });
+  });
+}
 const ONLY = args.only ? String(args.only).split(',') : Object.keys(BUNDLERS);
 
 function run(file) {

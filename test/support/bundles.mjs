@@ -120,18 +120,8 @@ async function webpackAll(dir, entries, keep, { plugin, separate, extended }) {
       const file = outFile(dir, `${app}.webpack-${format}-${variant}.${format === 'esm' ? 'mjs' : 'cjs'}`, separate);
       const [out, filename] = [path.dirname(file), path.basename(file)];
       const warnings = await webpackRun({
-        mode,
-        target: 'node20',
-        entry,
+        ...webpackLikeConfig({ mode, entry, format, out, filename }),
         devtool,
-        context: ROOT,
-        resolve: { modules: [NODE_MODULES, 'node_modules'] },
-        output: format === 'esm' ? { path: out, filename, module: true, chunkFormat: 'module', library: { type: 'module' } } : { path: out, filename, library: { type: 'commonjs2' } },
-        experiments: format === 'esm' ? { outputModule: true } : {},
-        optimization: { splitChunks: false },
-        performance: { hints: false },
-        infrastructureLogging: { level: 'none' },
-        stats: 'none',
         plugins: plugin === undefined ? [] : [pluginFor('webpack')(plugin)],
       });
       built.push({ app, bundler: 'webpack', format, variant, file, warnings });
@@ -338,6 +328,23 @@ async function rolldownAll(dir, entries, keep, { plugin, separate, extended }) {
   return out;
 }
 
+/** What webpack and rspack builds share: one bundle of `entry`, CommonJS or ES module output, no chunks split off. */
+function webpackLikeConfig({ mode, entry, format, out, filename }) {
+  return {
+    mode,
+    target: 'node20',
+    entry,
+    context: ROOT,
+    resolve: { modules: [NODE_MODULES, 'node_modules'] },
+    output: format === 'esm' ? { path: out, filename, module: true, chunkFormat: 'module', library: { type: 'module' } } : { path: out, filename, library: { type: 'commonjs2' } },
+    experiments: format === 'esm' ? { outputModule: true } : {},
+    optimization: { splitChunks: false },
+    performance: { hints: false },
+    infrastructureLogging: { level: 'none' },
+    stats: 'none',
+  };
+}
+
 /** rspack through `mcp-ordered-dispatch/rspack`: production (minified), CommonJS and ES module. */
 async function rspackAll(dir, entries, keep, { plugin, separate, extended }) {
   if (!extended) return [];
@@ -350,17 +357,7 @@ async function rspackAll(dir, entries, keep, { plugin, separate, extended }) {
       const [out, filename] = [path.dirname(file), path.basename(file)];
       const warnings = await new Promise((resolve, reject) => {
         rspack({
-          mode: 'production',
-          target: 'node20',
-          entry,
-          context: ROOT,
-          resolve: { modules: [NODE_MODULES, 'node_modules'] },
-          output: format === 'esm' ? { path: out, filename, module: true, chunkFormat: 'module', library: { type: 'module' } } : { path: out, filename, library: { type: 'commonjs2' } },
-          experiments: format === 'esm' ? { outputModule: true } : {},
-          optimization: { splitChunks: false },
-          performance: { hints: false },
-          infrastructureLogging: { level: 'none' },
-          stats: 'none',
+          ...webpackLikeConfig({ mode: 'production', entry, format, out, filename }),
           plugins: plugin === undefined ? [] : [pluginFor('rspack')(plugin)],
         }, (error, stats) => {
           if (error) return reject(error);

@@ -39,3 +39,19 @@ export const RUNTIMES = {
   bun: bunBinary && { name: 'bun', command: bunBinary, args: [] },
   deno: denoBinary && { name: 'deno', command: denoBinary, args: ['run', '-A', '--no-lock'], env: DENO_ENV },
 };
+
+/**
+ * `bun test SPEC` in `cwd`, with `register` preloaded and without: with it
+ * the one test passes, without it the test fails (or it would prove nothing).
+ */
+export async function assertBunTestNeedsRegister(spec, { cwd, env, register }) {
+  const { runCommand, show } = await import('./spawn-node.mjs');
+  const assert = (await import('node:assert/strict')).default;
+  const run = (flags) => runCommand(RUNTIMES.bun.command, ['test', ...flags, spec], { cwd, env, timeout: 120_000 });
+  const patched = await run(['--preload', register]);
+  assert.equal(patched.code, 0, show(patched));
+  assert.match(patched.stderr, /1 pass/);
+  const stock = await run([]);
+  assert.notEqual(stock.code, 0, `without register the test must fail, or it proves nothing: ${show(stock)}`);
+  assert.match(stock.stderr, /1 fail/);
+}
