@@ -22,6 +22,8 @@ import { resolvingHome } from '../support/bundles.mjs';
 
 // The package's entry, resolved by its name (wherever the package keeps it).
 const REGISTER = fileURLToPath(import.meta.resolve('mcp-ordered-dispatch/register'));
+// The launcher, as npx runs it.
+const BIN = fileURLToPath(new URL('../../bin/mcp-ordered-dispatch.cjs', import.meta.url));
 const skip = RUNTIMES.bun ? false : 'bun is not installed here';
 
 /**
@@ -30,6 +32,7 @@ const skip = RUNTIMES.bun ? false : 'bun is not installed here';
  */
 const WAYS = [
   { name: 'BUN_OPTIONS="--preload <register>"', run: (exe, env = {}) => runCompiled(exe, { env: { ...env, BUN_OPTIONS: `${env.BUN_OPTIONS ?? ''} --preload ${REGISTER}`.trim() } }) },
+  { name: 'mcp-ordered-dispatch run --', run: (exe, env = {}) => runCompiled(process.execPath, { args: [BIN, 'run', '--', exe], env, cwd: path.dirname(exe) }) },
 ];
 
 let dir;
