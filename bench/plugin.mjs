@@ -5,7 +5,9 @@
 //   build     the same client app (the 1.x and 2.x SDK clients and their stdio
 //             transports, zod and ajv with them: every module a host bundling
 //             the SDK carries) bundled for Node by each bundler, with the plugin
-//             and without, alternating, median of --rounds; the plugin's cost is
+//             and without, alternating, median of --rounds (each round's app
+//             differs by one line, as a user's edit between two builds: what
+//             the plugin caches by content, a changed output misses); the plugin's cost is
 //             the difference, per MB of the modules the bundler read (its input),
 //             beside the bundler's own time for the same build; the ratio
 //             column is plugin ÷ bundler alone.
@@ -28,6 +30,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')).map(([k, v]) => [k, v ?? true]));
 const ROUNDS = Number(args.rounds ?? (args.quick ? 2 : 5));
 const RUNS = Number(args.runs ?? (args.quick ? 5 : 21));
+// This run's own: no build here has the same output as one of an earlier run (whose cache entries would then be hits).
+const RUN = `${process.pid}-${Date.now()}`;
 
 const APP = `import { Client as C1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as T1 } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -134,6 +138,7 @@ try {
     let input;
     const outs = {};
     for (let round = 0; round < ROUNDS + 1; round++) {
+      fs.writeFileSync(entry, `${APP}console.log('${name} round ${round} of run ${RUN}');\n`);
       for (const variant of round % 2 ? ['plugin', 'stock'] : ['stock', 'plugin']) {
         const out = path.join(dir, `${name}-${variant}`);
         fs.rmSync(out, { recursive: true, force: true });

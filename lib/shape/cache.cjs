@@ -44,9 +44,9 @@ function usableCacheDir() {
   }
 }
 
-/** The cache key of a module's text. */
-function keyOf(text) {
-  return crypto.createHash('sha256').update(CACHE_VERSION).update(text).digest('hex');
+/** The cache key of a module's text; `proof`: what proved it, besides its classes ('' for nothing more). */
+function keyOf(text, proof = '') {
+  return crypto.createHash('sha256').update(CACHE_VERSION).update(proof).update(text).digest('hex');
 }
 
 /** Whether a cache entry is one the locate step could have made for `text`: class-body braces, in order, of a known kind. */
