@@ -18,6 +18,9 @@
 //             median of --runs.
 //
 //   node bench/plugin.mjs [--rounds=5] [--runs=21] [--quick] [--json] [--only=esbuild,rollup]
+//
+// Bundlers: esbuild, esbuild-process (the same build in a process of its own,
+// as a command line runs it), rollup, rolldown, webpack, rspack.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -90,6 +93,23 @@ const BUNDLERS = {
   webpack: {
     plugin: () => require('mcp-ordered-dispatch/webpack')(),
     build: (entry, out, plugins) => webpackLikeBuild(require('webpack'), entry, out, plugins),
+  },
+};
+
+// The same esbuild build as a command line runs it: in a process of its own
+// (Node, esbuild's service and the plugin's modules started each time; the
+// runtime the plugin bundles then comes from its cache directory).
+BUNDLERS['esbuild-process'] = {
+  plugin: () => 'plugin',
+  build(entry, out, plugins) {
+    const script = `const esbuild = require('esbuild');
+const plugins = ${JSON.stringify(plugins)}.map(() => require('mcp-ordered-dispatch/esbuild')());
+esbuild.build({ entryPoints: [${JSON.stringify(entry)}], bundle: true, platform: 'node', format: 'cjs', minify: true,
+  outfile: ${JSON.stringify(path.join(out, 'app.cjs'))}, metafile: true, logLevel: 'silent', plugins })
+  .then((r) => console.log(Object.values(r.metafile.inputs).reduce((n, i) => n + i.bytes, 0)));`;
+    const r = spawnSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+    if (r.status !== 0) throw new Error(`esbuild in a process of its own exited ${r.status}: ${r.stderr}`);
+    return { file: path.join(out, 'app.cjs'), inputBytes: Number(r.stdout.trim()) };
   },
 };
 

@@ -31,7 +31,11 @@ function sourcemapCodec() {
   try {
     codec = require('@jridgewell/sourcemap-codec');
   } catch {
-    codec = require('node:module').createRequire(require.resolve('magic-string'))('@jridgewell/sourcemap-codec');
+    try {
+      codec = require('node:module').createRequire(require.resolve('magic-string'))('@jridgewell/sourcemap-codec');
+    } catch (cause) {
+      throw new Error('moving the source map needs @jridgewell/sourcemap-codec, which comes with magic-string: `npm install --save-dev magic-string`', { cause });
+    }
   }
   return codec;
 }
