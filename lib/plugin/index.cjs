@@ -216,7 +216,7 @@ function factory(options = {}, meta = {}) {
     // The map's source: beside the module (rollup, rolldown and Vite read it relative to the
     // module), the module's path for webpack and rspack (which name it relative to their context).
     const source = framework === 'webpack' || framework === 'rspack' ? file : path.basename(file);
-    return { code: s.toString(), map: s.generateMap({ hires: true, source, includeContent: true }) };
+    return { code: s.toString(), map: s.generateMap({ hires: 'boundary', source, includeContent: true }) };
   }
 
   /** rollup, rolldown and Vite: BUILT_ID as the virtual module, the addons as assets when the runtime is in the bundle. */
