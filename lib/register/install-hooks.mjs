@@ -36,6 +36,29 @@ function loadHooks() {
 
 let installed = false;
 
+/**
+ * Under Deno, whether this package's own files may be read: Deno checks read
+ * access on every require(), so without it nothing of register could load
+ * and the process would die of the first one. Without it: one warning, and
+ * every SDK copy stays stock.
+ */
+function denoMayReadOwnFiles() {
+  const own = process.getBuiltinModule('node:url').fileURLToPath(new URL('../..', import.meta.url)).replace(/[\\/]$/, '');
+  let state;
+  try {
+    state = globalThis.Deno?.permissions?.querySync?.({ name: 'read', path: own })?.state;
+  } catch {
+    return true;
+  }
+  if (state === undefined || state === 'granted') return true;
+  process.emitWarning(
+    `mcp-ordered-dispatch/register cannot read its own files (${own}) in Deno: read access is not granted (${state}), ` +
+      'so it patches nothing and every MCP SDK copy stays stock. Run deno with --allow-read and --allow-ffi (the native addon), or -A.',
+    { type: 'RegisterWarning', code: 'MCP_ORDERED_DISPATCH_NO_READ' },
+  );
+  return false;
+}
+
 /** Install the hooks (once per process; later calls do nothing). */
 export function installHooks() {
   if (installed) return;
@@ -46,6 +69,7 @@ export function installHooks() {
     Module.createRequire(import.meta.url)('./bun.cjs').installBunHooks();
     return;
   }
+  if (process.versions.deno !== undefined && !denoMayReadOwnFiles()) return;
   const originalLoad = Module._load;
   Module._load = function _load(request, parent, isMain) {
     const exports = originalLoad.apply(this, arguments);

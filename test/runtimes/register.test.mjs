@@ -11,7 +11,8 @@
 // --minify` (and by esbuild and rollup) and run by Bun under register; a
 // dependency's nested SDK copy under Bun; `bun test --preload register` on a
 // test that asserts every progress notification; Deno apps register must not
-// break (TypeScript, require() of JSON and of a .node addon); and a runtime
+// break (TypeScript, require() of JSON and of a .node addon); Deno without
+// read access to the package: one warning, the app runs; and a runtime
 // where register cannot hook module loading: one warning, the app runs stock.
 import assert from 'node:assert/strict';
 import { test, before, after } from 'node:test';
@@ -208,6 +209,26 @@ test('deno: apps register must not break (TypeScript, require() of JSON and of a
       assert.equal(r.stderr, '');
     }
   }
+});
+
+test('deno without read access to the package: register warns once and the app runs (it died of the first require() before)', { skip: deno ? false : 'deno is not installed here' }, async () => {
+  const project = fs.mkdtempSync(path.join(dir, 'deno-no-read-'));
+  fs.writeFileSync(path.join(project, 'app.mjs'), "console.log(JSON.stringify({ ran: true }));\n");
+  const run = (permissions) => runCommand(deno.command, ['run', '--no-lock', ...permissions, '--preload', REGISTER, 'app.mjs'], { cwd: project, env: { ...process.env, ...deno.env }, timeout: 120_000 });
+  const r = await run([]);
+  assert.equal(r.code, 0, show(r));
+  assert.deepEqual(JSON.parse(r.stdout.trim()), { ran: true });
+  const warned = r.stderr.split('\n').filter((line) => line.includes('MCP_ORDERED_DISPATCH_NO_READ'));
+  assert.equal(warned.length, 1, r.stderr);
+  assert.match(r.stderr, /register cannot read its own files .* in Deno: read access is not granted .*--allow-read and --allow-ffi/);
+  // Read access to a folder that is not the package's is not enough either.
+  const elsewhere = await run([`--allow-read=${project}`]);
+  assert.equal(elsewhere.code, 0, show(elsewhere));
+  assert.equal(elsewhere.stderr.split('\n').filter((line) => line.includes('MCP_ORDERED_DISPATCH_NO_READ')).length, 1, elsewhere.stderr);
+  // With it, nothing is said.
+  const allowed = await run(['-A']);
+  assert.equal(allowed.code, 0, show(allowed));
+  assert.equal(allowed.stderr, '');
 });
 
 test('a runtime where register cannot hook module loading: one warning naming the runtime and install(); the app runs stock', async () => {
