@@ -2,9 +2,9 @@
 // Hostile-JavaScript fuzz of the native layer, run by
 // test/native/memory-safety-fuzz.test.mjs in a child process:
 //
-//   node --expose-gc test/native/support/memory-safety-fuzz.cjs [--seconds=4] [--seed=N]
+//   node --expose-gc test/native/support/memory-safety-fuzz.cjs [--steps=N] [--seed=N]
 //
-// For a bounded time, with a seeded generator, it interleaves:
+// For a number of steps, with a seeded generator, it interleaves:
 // * a NativeReadBuffer and a raw StdioFramer fed a stream of JSON-RPC lines
 //   (valid and not) in random chunks, read at random moments, cleared now and
 //   then: every message must equal JSON.parse of its line (the JavaScript
@@ -34,7 +34,8 @@ const { StdioFramer, ProgressTokens, classify } = native;
 const Dispatcher = require(path.join(ROOT, 'lib', 'classify', 'dispatch.cjs')).dispatcherClass();
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')));
-const SECONDS = Number(args.seconds ?? 4);
+const STEPS = Number(args.steps);
+assert.ok(Number.isSafeInteger(STEPS) && STEPS > 0, `--steps=N (a positive number) is required, got ${args.steps}`);
 const SEED = Number(args.seed ?? Date.now() % 0xffffffff) >>> 0;
 const gc = globalThis.gc ?? (() => {});
 
@@ -444,11 +445,8 @@ function step() {
   }
 }
 
-const deadline = Date.now() + SECONDS * 1000;
 try {
-  while (Date.now() < deadline) {
-    for (let i = 0; i < 50; i++) step();
-  }
+  for (let done = 0; done < STEPS; done++) step();
 } finally {
   if (hooked) removeHooks();
 }
