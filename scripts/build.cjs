@@ -18,7 +18,9 @@
 //
 // The repository's `prepare` script runs --prebuild: on the root project's
 // `npm install` and before `npm pack`, never when the package is installed from
-// a registry. Uses only Node built-ins. Honours CARGO (cargo binary),
+// a registry. Each build also writes the bundler plugin's runtime as one
+// module (lib/plugin/runtime-bundle.cjs) with the devDependency esbuild.
+// Otherwise uses only Node built-ins. Honours CARGO (cargo binary),
 // CARGO_BUILD_JOBS and CARGO_TARGET_DIR (the artifact path is taken from
 // cargo's own JSON output).
 
@@ -150,6 +152,18 @@ function syncVersions() {
   console.log(`[mcp-ordered-dispatch] optionalDependencies at ${pkg.version}`);
 }
 
+/** The bundler plugin's runtime as one module (made again when its files changed). */
+function runtimeBundle() {
+  let esbuild;
+  try {
+    esbuild = require('esbuild');
+  } catch {
+    console.log('[mcp-ordered-dispatch] esbuild is not installed (a devDependency): the bundler plugin will take its runtime unbundled');
+    return;
+  }
+  console.log(`[mcp-ordered-dispatch] plugin runtime: ${path.relative(ROOT, require('../lib/plugin/runtime-bundle.cjs').writeRuntimeBundle(esbuild))}`);
+}
+
 module.exports = { build, stage, syncVersions, stageLicenses, checkLoads, rustMissingMessage, MIN_RUST };
 
 if (require.main === module) {
@@ -166,6 +180,7 @@ if (require.main === module) {
       const prebuild = argv.includes('--prebuild');
       const file = build({ debug: argv.includes('--debug'), verify: prebuild });
       if (prebuild) stage(file);
+      runtimeBundle();
     }
   } catch (err) {
     console.error(err && err.message ? err.message : err);

@@ -21,7 +21,9 @@
 // written into the repository's package.json, so a fork publishes its own.
 //
 // Stages what package.json's `files` names, plus the files npm always
-// includes (README, LICENSE, CHANGELOG). Uses only Node built-ins.
+// includes (README, LICENSE, CHANGELOG), and the bundler plugin's runtime
+// as one module (lib/plugin/runtime-bundle.cjs, made with the devDependency
+// esbuild from the staged files). Otherwise uses only Node built-ins.
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -73,6 +75,8 @@ function stage({ release = false, env = process.env, npmDir = path.join(ROOT, 'n
     fs.cpSync(from, path.join(into, entry), { recursive: true });
   }
   fs.writeFileSync(path.join(into, 'package.json'), `${JSON.stringify(userManifest(manifest, fields), null, 2)}\n`);
+  // The plugin's runtime as one module, made from the staged files (it bundles the package.json written above).
+  require(path.join(into, 'lib', 'plugin', 'runtime-bundle.cjs')).writeRuntimeBundle(require('esbuild'));
   if (release) {
     for (const target of fs.readdirSync(npmDir)) {
       const file = path.join(npmDir, target, 'package.json');

@@ -15,8 +15,8 @@
 // calling BUILT_GLOBAL; each changed class proven alone, as in an ES module:
 // compiling a CommonJS bundle whole, as register does at load time, would
 // cost more than the build), and at its head the plugin's runtime
-// (lib/plugin/runtime.cjs, bundled once per process by the build's own esbuild
-// into a closure that takes `require`), started with the output's own
+// (lib/plugin/runtime-bundle.cjs: lib/plugin/runtime.cjs as one module,
+// in a closure that takes `require`), started with the output's own
 // location: `import.meta.url` and a `require` made from it in an ES module
 // output (none of `require`, `__filename` or `__dirname` is assumed there),
 // `require` and `__filename` in a CommonJS one. A second chunk's head finds
@@ -32,76 +32,17 @@ const { rewriteEdits } = require('../shape/rewrite.cjs');
 const { BUILT_GLOBAL, START_BINDING } = require('../shape/globals.cjs');
 const { mayDefineSdkClass } = require('../adapters/modules.cjs');
 const { insertAll, shiftMap, MAP_URL_COMMENT, HEAD } = require('./insert.cjs');
+const { runtimeBundle, BUNDLE } = require('./runtime-bundle.cjs');
 
 const NAME = 'mcp-ordered-dispatch';
-const RUNTIME = path.join(__dirname, 'runtime.cjs');
 // An output that runs as JavaScript.
 const SCRIPT_OUTPUT = /\.[cm]?js$/;
 
-// How the runtime is bundled (its names kept: a class's name is what debug lines and a user's inspection show).
-const RUNTIME_BUILD = {
-  stdin: { contents: `module.exports = require(${JSON.stringify(RUNTIME)});`, resolveDir: __dirname, loader: 'js' },
-  absWorkingDir: __dirname, bundle: true, platform: 'node', format: 'iife', globalName: START_BINDING,
-  minify: true, keepNames: true, legalComments: 'none', write: false, logLevel: 'silent', metafile: true,
-};
-
-/**
- * The runtime as code defining START_BINDING (given `require`), bundled by
- * `esbuild`: once per process, and kept in the cache directory
- * (lib/shape/cache.cjs) for as long as every file it was bundled from is
- * unchanged (a build in a new process then bundles nothing more).
- */
-const runtimes = new WeakMap();
+/** The runtime's code (lib/plugin/runtime-bundle.cjs), made with the build's own esbuild if need be. */
 function runtimeSource(esbuild) {
-  let made = runtimes.get(esbuild);
-  if (made === undefined) {
-    const kept = keptRuntime(esbuild);
-    made = kept !== undefined ? Promise.resolve(kept) : esbuild.build(RUNTIME_BUILD).then((r) => keepRuntime(esbuild, r));
-    runtimes.set(esbuild, made);
-    made.catch(() => runtimes.delete(esbuild));
-  }
-  return made;
-}
-
-/** The cache file of the runtime bundled by `esbuild`, or undefined (no usable cache directory). */
-function runtimeCacheFile(esbuild) {
-  const dir = require('../shape/cache.cjs').usableCacheDir();
-  return dir === undefined ? undefined : path.join(dir, `plugin-runtime-${esbuild.version}.json`);
-}
-
-/** The key of a runtime bundled from `inputs` (absolute paths): their contents, with esbuild's version; undefined when one cannot be read. */
-function runtimeKey(esbuild, inputs) {
-  const hash = require('node:crypto').createHash('sha256').update(`${esbuild.version}\0${JSON.stringify(RUNTIME_BUILD)}`);
-  try {
-    for (const file of inputs) hash.update(`\0${file}\0`).update(fs.readFileSync(file));
-  } catch {
-    return undefined;
-  }
-  return hash.digest('hex');
-}
-
-function keptRuntime(esbuild) {
-  try {
-    const file = runtimeCacheFile(esbuild);
-    if (file === undefined || !fs.existsSync(file)) return undefined;
-    const { key, inputs, code } = JSON.parse(fs.readFileSync(file, 'utf8'));
-    return typeof code === 'string' && Array.isArray(inputs) && key === runtimeKey(esbuild, inputs) ? code : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function keepRuntime(esbuild, result) {
-  const code = result.outputFiles[0].text.replace(/\s+$/, '');
-  try {
-    const inputs = Object.keys(result.metafile.inputs).filter((i) => i !== '<stdin>').map((i) => path.resolve(__dirname, i)).sort();
-    const key = runtimeKey(esbuild, inputs);
-    const file = runtimeCacheFile(esbuild);
-    if (key !== undefined && file !== undefined) require('../shape/cache.cjs').replaceFile(file, JSON.stringify({ key, inputs, code }));
-  } catch {
-    // Bundled again next time.
-  }
-  return code;
+  const bundle = runtimeBundle(esbuild);
+  if (bundle === undefined) throw new Error(`${NAME}: the plugin's runtime bundle (${BUNDLE}) is missing and no esbuild could make it`);
+  return bundle.code;
 }
 
 /** The code an output starts with: the runtime started with where the output is, once per process, never throwing. */
@@ -111,7 +52,7 @@ function headOf(runtime, config, esm) {
     : 'typeof require=="function"?require:void 0';
   const at = esm ? 'import.meta.url' : 'typeof __filename=="string"?__filename:void 0';
   const failed = JSON.stringify(`${NAME}: the runtime the bundler plugin built into this file did not start, so the MCP SDK in it runs stock: `);
-  return `typeof globalThis.${BUILT_GLOBAL}!="function"&&(function(require){try{${runtime};${START_BINDING}(${JSON.stringify(config)},${at})}` +
+  return `typeof globalThis.${BUILT_GLOBAL}!="function"&&(function(require){try{var ${START_BINDING}=function(module){var exports=module.exports;${runtime};return module.exports}({exports:{}});${START_BINDING}(${JSON.stringify(config)},${at})}` +
     `catch(e){globalThis.process?.emitWarning?.(${failed}+(e&&e.message),{type:"NativeAddonWarning",code:"MCP_ORDERED_DISPATCH_BUILT_START"})}})(${madeRequire});`;
 }
 
@@ -164,7 +105,7 @@ function setupEsbuild(build, plugin) {
           if (plugin.unreached(code)) warnings.push({ text: `${NAME}: ${output.path}: an MCP SDK class in it could not be patched at build time; the output is left as it was (nothing at run time will patch it)` });
           continue;
         }
-        const head = headOf(await runtimeSource(build.esbuild), plugin.config(), format === 'module');
+        const head = headOf(runtimeSource(build.esbuild), plugin.config(), format === 'module');
         const edits = [[HEAD.exec(code)[0].length, head], ...reached.edits];
         changed.push({ output, code, edits, text: insertAll(code, edits) });
       }

@@ -6,8 +6,9 @@
 // rule (lib/shape/rewrite.cjs's rewriteEdits) with the build-time global
 // (BUILT_GLOBAL): each SDK class gets a static block that reports it to the class receiver as
 // it is defined, and the module starts with a call of the runtime
-// (lib/plugin/runtime.cjs), which defines that global and tells the native
-// loader where the build put the addon. The insertions are recorded with
+// (lib/plugin/runtime.cjs, which the build takes as one prebuilt module:
+// lib/plugin/runtime-bundle.cjs), which defines that global and tells the
+// native loader where the build put the addon. The insertions are recorded with
 // magic-string: the transform returns their source map. A module without the
 // SDK is returned unchanged; a module whose SDK class cannot be given its
 // block is left as it was, with one build warning naming it.
@@ -27,7 +28,8 @@
 // output file's own `import.meta.url` (the bundler rewrites it for a
 // CommonJS output); in webpack and rspack (an alias) to
 // lib/plugin/webpack-start.cjs, whose `__filename` webpack makes the output
-// file's in either format; in Bun to the runtime (the addon is embedded).
+// file's in either format (and RUNTIME_ID, which it requires, to the
+// runtime); in Bun to the runtime (the addon is embedded).
 // esbuild's outputs carry the runtime itself, at their head.
 //
 // The addon in the artifact: the `.node` of each platform in `platforms`
@@ -50,13 +52,15 @@ const { setupEsbuild } = require('./esbuild.cjs');
 const NAME = 'mcp-ordered-dispatch';
 const OWN_ROOT = path.join(__dirname, '..', '..');
 const OWN_LIB = path.join(OWN_ROOT, 'lib') + path.sep;
-const RUNTIME = path.join(__dirname, 'runtime.cjs');
+const { runtimeFile } = require('./runtime-bundle.cjs');
 const WEBPACK_START = path.join(__dirname, 'webpack-start.cjs');
 const WEBPACK_LOADER = path.join(__dirname, 'webpack-loader.cjs');
 /** Each webpack or rspack plugin instance's transform, by the id its loader rule carries (loader options stay plain data). */
 const LOADER_HOOKS = new Map();
 /** The id a changed module imports the runtime by; the plugin resolves it (never a path). */
 const BUILT_ID = `${NAME}/built`;
+/** The id lib/plugin/webpack-start.cjs requires the runtime by (webpack and rspack resolve it to the runtime's file). */
+const RUNTIME_ID = `${BUILT_ID}/runtime`;
 const VIRTUAL = `\0${BUILT_ID}`;
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 const BUILT_ID_FILTER = new RegExp(`^${escape(BUILT_ID)}$`);
@@ -134,7 +138,7 @@ function runtimeCall(format, config, addons) {
 
 /** The virtual module BUILT_ID resolves to (rollup, rolldown, Vite): the runtime's start, handed the output file's `import.meta.url`. */
 function virtualModule() {
-  const runtime = JSON.stringify(RUNTIME.split(path.sep).join('/'));
+  const runtime = JSON.stringify(runtimeFile().split(path.sep).join('/'));
   return `import start from ${runtime};\nexport default function built(config) { start(config, import.meta.url); }\n`;
 }
 
@@ -264,7 +268,7 @@ function factory(options = {}, meta = {}) {
     },
     bun: {
       setup(build) {
-        build.onResolve({ filter: BUILT_ID_FILTER }, () => ({ path: RUNTIME }));
+        build.onResolve({ filter: BUILT_ID_FILTER }, () => ({ path: runtimeFile() }));
       },
     },
     webpack: webpackLike,
@@ -281,9 +285,12 @@ function factory(options = {}, meta = {}) {
   function webpackLike(compiler) {
     const { Compilation, sources } = compiler.webpack ?? compiler.rspack;
     const resolve = (compiler.options.resolve ??= {});
-    const alias = { name: BUILT_ID, alias: WEBPACK_START, onlyModule: true };
-    if (Array.isArray(resolve.alias)) resolve.alias.push(alias);
-    else resolve.alias = { ...resolve.alias, [`${BUILT_ID}$`]: WEBPACK_START };
+    const runtime = runtimeFile();
+    if (Array.isArray(resolve.alias)) {
+      resolve.alias.push({ name: BUILT_ID, alias: WEBPACK_START, onlyModule: true }, { name: RUNTIME_ID, alias: runtime, onlyModule: true });
+    } else {
+      resolve.alias = { ...resolve.alias, [`${BUILT_ID}$`]: WEBPACK_START, [`${RUNTIME_ID}$`]: runtime };
+    }
     // The loader, first for every script (this package's own files aside).
     const id = String(LOADER_HOOKS.size + 1);
     LOADER_HOOKS.set(id, {
@@ -395,4 +402,4 @@ function loaderHook(id) {
   return LOADER_HOOKS.get(id);
 }
 
-module.exports = { entry, factory, loaderHook, platformsOf, addonFileFor, shownName, RUNTIME, BUILT_ID };
+module.exports = { entry, factory, loaderHook, platformsOf, addonFileFor, shownName, BUILT_ID };

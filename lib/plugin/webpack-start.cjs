@@ -2,8 +2,10 @@
 // What webpack and rspack resolve the bundler plugin's stable id to
 // (lib/plugin/index.cjs): the runtime's start, handed the output file. For a
 // Node target webpack makes `__filename` the output file's own: Node's in a
-// CommonJS output, derived from `import.meta.url` in an ES module one.
-const start = require('./runtime.cjs');
+// CommonJS output, derived from `import.meta.url` in an ES module one. The
+// runtime by an id the plugin resolves (RUNTIME_ID in lib/plugin/index.cjs):
+// lib/plugin/runtime-bundle.cjs's one module, else runtime.cjs itself.
+const start = require('mcp-ordered-dispatch/built/runtime');
 
 module.exports = function built(config) {
   // eslint-disable-next-line no-undef

@@ -38,7 +38,8 @@ after(() => dir && fs.rmSync(dir, { recursive: true, force: true }));
 test('the main tarball: the JavaScript, types and LICENSE; no Rust source, no binary, no install script', () => {
   const files = tarList(tarballs.main);
   for (const f of ['package.json', 'LICENSE', 'entries/index.cjs', 'entries/index.mjs', 'entries/index.d.ts', 'entries/register.mjs', 'entries/register.cjs',
-    'entries/testing.cjs', 'entries/rolldown.cjs', 'entries/rspack.d.mts', 'lib/native/addon.cjs', 'lib/classify/dispatch.cjs', 'bin/mcp-ordered-dispatch.cjs']) {
+    'entries/testing.cjs', 'entries/rolldown.cjs', 'entries/rspack.d.mts', 'lib/native/addon.cjs', 'lib/classify/dispatch.cjs', 'bin/mcp-ordered-dispatch.cjs',
+    'lib/plugin/runtime.bundle.cjs']) {
     assert.ok(files.includes(f), `${f} is in the main tarball`);
   }
   for (const f of files) {
@@ -111,6 +112,18 @@ test('installed from the two tarballs, `npx mcp-ordered-dispatch run -- node app
   // From elsewhere: register is resolved through the installed package's exports, not the working directory.
   const bin = path.join(project, 'node_modules', '.bin', PKG.name);
   check(sh(bin, ['run', '--', process.execPath, path.join(project, 'app.mjs')], { cwd: os.tmpdir(), env }).stdout, 'the bin from another directory');
+});
+
+test("installed from the tarball, the bundler plugin's runtime is the one module made at pack time, current for the files beside it (no esbuild there to make it again)", () => {
+  const project = path.join(dir, 'app');
+  const own = path.join(project, 'node_modules', PKG.name, 'lib', 'plugin');
+  const before = fs.readFileSync(path.join(own, 'runtime.bundle.cjs'));
+  const script = `const b = require(${JSON.stringify(path.join(own, 'runtime-bundle.cjs'))});
+const found = b.runtimeBundle();
+console.log(JSON.stringify({ file: found && found.file, runtimeFile: b.runtimeFile(), start: typeof require(b.runtimeFile()) }));`;
+  const out = JSON.parse(sh(process.execPath, ['-e', script], { cwd: project }).stdout.trim());
+  assert.deepEqual(out, { file: path.join(own, 'runtime.bundle.cjs'), runtimeFile: path.join(own, 'runtime.bundle.cjs'), start: 'function' });
+  assert.ok(fs.readFileSync(path.join(own, 'runtime.bundle.cjs')).equals(before), 'the bundle was not made again');
 });
 
 test('MCP_ORDERED_DISPATCH_NATIVE names exactly the file to load; a bad one is the typed error, nothing else is tried', () => {
