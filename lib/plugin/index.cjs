@@ -46,7 +46,7 @@ const platform = require('../native/platform.cjs');
 const { rewriteEdits } = require('../shape/rewrite.cjs');
 const { BUILT_GLOBAL, START_BINDING } = require('../shape/globals.cjs');
 const { mayDefineSdkClass, PROTOCOL_MARKERS, STDIO_MARKERS } = require('../adapters/modules.cjs');
-const { HEAD } = require('./insert.cjs');
+const { HEAD, insertAll } = require('./insert.cjs');
 const { setupEsbuild } = require('./esbuild.cjs');
 
 const NAME = 'mcp-ordered-dispatch';
@@ -190,8 +190,13 @@ function factory(options = {}, meta = {}) {
     return { platforms: findAddons().map((a) => a.abi), framing };
   }
 
-  /** The transform: { code, map } or null. */
+  /** The transform (unplugin's, rollup's `this`): { code, map } or null. */
   function transform(code, id) {
+    return change(this, code, id, true);
+  }
+
+  /** { code, map } (map null unless `withMap`) or null; `context` warns. */
+  function change(context, code, id, withMap) {
     const file = fileOf(id);
     // The first test, before anything else: one scan for the marker names.
     if (!mayDefineSdkClass(code, framing)) return null;
@@ -204,19 +209,21 @@ function factory(options = {}, meta = {}) {
       reached = undefined;
     }
     if (reached === undefined) {
-      if (failedToReach(code, framing)) this.warn(`${NAME}: ${file}: an MCP SDK class in it could not be patched at build time; the module is left as it was (nothing at run time will patch it)`);
+      if (failedToReach(code, framing)) context.warn(`${NAME}: ${file}: an MCP SDK class in it could not be patched at build time; the module is left as it was (nothing at run time will patch it)`);
       return null;
     }
     changedAny = true;
     const missingText = missingWarning();
-    if (missingText !== undefined) this.warn(missingText);
+    if (missingText !== undefined) context.warn(missingText);
+    const call = runtimeCall(format, runtimeConfig(), bun ? addons : undefined);
+    if (!withMap) return { code: insertAll(code, [[HEAD.exec(code)[0].length, call], ...reached.edits]), map: null };
     if (MagicString === undefined) {
       const magic = require('magic-string');
       MagicString = magic.default ?? magic.MagicString ?? magic;
     }
     const s = new MagicString(code);
     for (const [offset, inserted] of reached.edits) s.appendLeft(offset, inserted);
-    s.appendLeft(HEAD.exec(code)[0].length, runtimeCall(format, runtimeConfig(), bun ? addons : undefined));
+    s.appendLeft(HEAD.exec(code)[0].length, call);
     // The map's source: beside the module (rollup, rolldown and Vite read it relative to the
     // module), the module's path for webpack and rspack (which name it relative to their context).
     const source = framework === 'webpack' || framework === 'rspack' ? file : path.basename(file);
@@ -294,7 +301,7 @@ function factory(options = {}, meta = {}) {
     // The loader, first for every script (this package's own files aside).
     const id = String(LOADER_HOOKS.size + 1);
     LOADER_HOOKS.set(id, {
-      transform,
+      change,
       may: (source) => mayDefineSdkClass(source, framing),
       chain(map, input) {
         if (!input) return map;

@@ -10,9 +10,11 @@ function mcpOrderedDispatchLoader(source, map) {
   const hook = loaderHook(this.getOptions().id);
   if (hook === undefined || !hook.may(source)) return this.callback(null, source, map);
   const context = { warn: (text) => this.emitWarning(new Error(text)) };
-  const out = hook.transform.call(context, Buffer.isBuffer(source) ? source.toString('utf8') : String(source), this.resourcePath);
+  // A build without source maps (webpack's `devtool` unset, as in production) gets none made.
+  const withMap = this.sourceMap !== false;
+  const out = hook.change(context, Buffer.isBuffer(source) ? source.toString('utf8') : String(source), this.resourcePath, withMap);
   if (out === null) return this.callback(null, source, map);
-  return this.callback(null, out.code, this.sourceMap === false ? undefined : hook.chain(out.map, map));
+  return this.callback(null, out.code, withMap ? hook.chain(out.map, map) : undefined);
 }
 
 module.exports = mcpOrderedDispatchLoader;
