@@ -10,8 +10,8 @@
 //     which rollup and rolldown rewrite for a CommonJS output;
 //   - built without it: every progress notification lost, the app started.
 // The matrix, one build per app and bundler (a rollup or Vite build takes
-// 5-10 s here): rollup (one build, both formats written: 1.x CommonJS
-// terser-minified, 2.x ES module), rolldown (1.x CommonJS, 2.x ES module,
+// 5-10 s here): rollup (one build per app, both formats written and run:
+// CommonJS terser-minified for 1.x and plain for 2.x, ES module), rolldown (1.x CommonJS, 2.x ES module,
 // minified, no banner), Vite SSR for Node (1.x ES module, 2.x CommonJS).
 // Without the plugin: one of each.
 import { pluginMatrixSuite } from '../support/plugin-matrix.mjs';
@@ -19,6 +19,8 @@ import { pluginMatrixSuite } from '../support/plugin-matrix.mjs';
 pluginMatrixSuite({
   withPlugin: [
     'sdk1 rollup cjs terser',
+    'sdk1 rollup esm plain',
+    'sdk2 rollup cjs plain',
     'sdk2 rollup esm plain',
     'sdk1 rolldown cjs minify',
     'sdk2 rolldown esm minify',
