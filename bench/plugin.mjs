@@ -98,7 +98,7 @@ const BUNDLERS = {
 
 // The same esbuild build as a command line runs it: in a process of its own
 // (Node, esbuild's service and the plugin's modules started each time; the
-// runtime the plugin bundles then comes from its cache directory).
+// runtime the plugin puts at the output's head is the prebuilt one, read).
 BUNDLERS['esbuild-process'] = {
   plugin: () => 'plugin',
   build(entry, out, plugins) {
