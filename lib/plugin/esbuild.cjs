@@ -9,61 +9,20 @@
 // At the end of a build without errors, each JavaScript output file (from
 // result.outputFiles with write: false, as tsup builds; else the `outfile`
 // written, or the files written to `outdir`, named by the build's metafile,
-// which the plugin then turns on: about 9% of a build) that holds an
-// SDK class gets register's rewrite (lib/shape/rewrite.cjs's rewriteEdits:
-// the same static blocks register inserts at load time into a bundled copy,
-// calling BUILT_GLOBAL; each changed class proven alone, as in an ES module:
-// compiling a CommonJS bundle whole, as register does at load time, would
-// cost more than the build), and at its head the plugin's runtime
-// (lib/plugin/runtime-bundle.cjs: lib/plugin/runtime.cjs as one module,
-// in a closure that takes `require`), started with the output's own
-// location: `import.meta.url` and a `require` made from it in an ES module
-// output (none of `require`, `__filename` or `__dirname` is assumed there),
-// `require` and `__filename` in a CommonJS one. A second chunk's head finds
-// the global defined and does nothing. The insertions add no line, and the
-// output's source map (a `.map` file, an inline one, or both) has its columns
-// moved by what was inserted before them on the line (lib/plugin/insert.cjs):
-// the rest of esbuild's map, which already carries each module's own map,
-// stays as it was.
+// which the plugin then turns on: about 9% of a build) that holds an SDK
+// class is patched as lib/plugin/outputs.cjs patches an output. The output's
+// source map (a `.map` file, an inline one, or both) has its columns moved by
+// what was inserted before them on the line (lib/plugin/insert.cjs): the rest
+// of esbuild's map, which already carries each module's own map, stays as it
+// was.
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { rewriteEdits } = require('../shape/rewrite.cjs');
-const { BUILT_GLOBAL, START_BINDING } = require('../shape/globals.cjs');
 const { mayDefineSdkClass } = require('../adapters/modules.cjs');
-const { insertAll, shiftMap, MAP_URL_COMMENT, HEAD } = require('./insert.cjs');
-const { runtimeBundle, BUNDLE } = require('./runtime-bundle.cjs');
+const { insertAll, shiftMap, MAP_URL_COMMENT } = require('./insert.cjs');
+const { outputEdits, outputFormatOf, SCRIPT_OUTPUT } = require('./outputs.cjs');
 
 const NAME = 'mcp-ordered-dispatch';
-// An output that runs as JavaScript.
-const SCRIPT_OUTPUT = /\.[cm]?js$/;
-
-/** The runtime's code (lib/plugin/runtime-bundle.cjs), made with the build's own esbuild if need be. */
-function runtimeSource(esbuild) {
-  const bundle = runtimeBundle(esbuild);
-  if (bundle === undefined) throw new Error(`${NAME}: the plugin's runtime bundle (${BUNDLE}) is missing and no esbuild could make it`);
-  return bundle.code;
-}
-
-/** The code an output starts with: the runtime started with where the output is, once per process, never throwing. */
-function headOf(runtime, config, esm) {
-  const madeRequire = esm
-    ? 'globalThis.process?.getBuiltinModule?.("node:module")?.createRequire(import.meta.url)'
-    : 'typeof require=="function"?require:void 0';
-  const at = esm ? 'import.meta.url' : 'typeof __filename=="string"?__filename:void 0';
-  const failed = JSON.stringify(`${NAME}: the runtime the bundler plugin built into this file did not start, so the MCP SDK in it runs stock: `);
-  return `typeof globalThis.${BUILT_GLOBAL}!="function"&&(function(require){try{var ${START_BINDING}=function(module){var exports=module.exports;${runtime};return module.exports}({exports:{}});${START_BINDING}(${JSON.stringify(config)},${at})}` +
-    `catch(e){globalThis.process?.emitWarning?.(${failed}+(e&&e.message),{type:"NativeAddonWarning",code:"MCP_ORDERED_DISPATCH_BUILT_START"})}})(${madeRequire});`;
-}
-
-/** 'module' or 'commonjs': what an output file is, by its name, else the build's format, else its syntax. */
-function outputFormatOf(file, format, code, moduleFormatOf) {
-  if (file.endsWith('.mjs')) return 'module';
-  if (file.endsWith('.cjs')) return 'commonjs';
-  if (format === 'esm') return 'module';
-  if (format === 'cjs' || format === 'iife') return 'commonjs';
-  return moduleFormatOf(code, file);
-}
 
 /** The bytes of a file esbuild made: Buffer over its contents (an output file of the result) or read from disk. */
 function bytesView(contents) {
@@ -100,13 +59,8 @@ function setupEsbuild(build, plugin) {
           continue;
         }
         const format = outputFormatOf(output.path, options.format, code, plugin.moduleFormatOf);
-        const reached = rewriteEdits(code, plugin.shownName(output.path), format, { global: BUILT_GLOBAL, framing: plugin.framing, skipSdkScope: false, compileWhole: false, perClass: true });
-        if (reached === undefined) {
-          if (plugin.unreached(code)) warnings.push({ text: `${NAME}: ${output.path}: an MCP SDK class in it could not be patched at build time; the output is left as it was (nothing at run time will patch it)` });
-          continue;
-        }
-        const head = headOf(runtimeSource(build.esbuild), plugin.config(), format === 'module');
-        const edits = [[HEAD.exec(code)[0].length, head], ...reached.edits];
+        const edits = outputEdits(code, output.path, format, plugin, build.esbuild, (text) => warnings.push({ text }));
+        if (edits === undefined) continue;
         changed.push({ output, code, edits, text: insertAll(code, edits) });
       }
       if (changed.length === 0) return undefined;

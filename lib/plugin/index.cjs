@@ -15,28 +15,31 @@
 //
 // What a bundler calls JavaScript for: the transform hook carries filters
 // (the id a script's, the code holding a marker name of an SDK class) that
-// rollup 4.40+, rolldown and Vite apply without calling the plugin; webpack
-// and rspack (its own loader, lib/plugin/webpack-loader.cjs) call it for each
-// script, where the first test is one scan of the bytes as read, undecoded.
-// esbuild, which can filter by path only, calls no JavaScript per module: the
-// plugin rewrites its output files once, as the build ends
-// (lib/plugin/esbuild.cjs).
+// rollup 4.40+, rolldown and Vite apply without calling the plugin. esbuild,
+// which can filter by path only, and webpack and rspack, whose loader rules
+// cannot look at the code, call no JavaScript per module: the plugin patches
+// their output files once (lib/plugin/outputs.cjs; lib/plugin/esbuild.cjs as
+// the build ends, lib/plugin/webpack-outputs.cjs after the minimizer), with
+// the runtime at each patched output's head. Only webpack and rspack with an
+// 'eval' devtool (modules inside eval strings) take the transform through
+// their loader (lib/plugin/webpack-loader.cjs), for each script, where the
+// first test is one scan of the bytes as read, undecoded.
 //
 // The runtime is reached through one stable id, BUILT_ID, which the plugin
 // resolves itself (no path of the build machine goes into the output): in
 // rollup, rolldown and Vite to a virtual module that hands the runtime the
 // output file's own `import.meta.url` (the bundler rewrites it for a
-// CommonJS output); in webpack and rspack (an alias) to
+// CommonJS output); in webpack's and rspack's loader (an alias) to
 // lib/plugin/webpack-start.cjs, whose `__filename` webpack makes the output
 // file's in either format (and RUNTIME_ID, which it requires, to the
 // runtime); in Bun to the runtime (the addon is embedded).
-// esbuild's outputs carry the runtime itself, at their head.
-//
+
 // The addon in the artifact: the `.node` of each platform in `platforms`
 // (default: this machine's), from its platform package (or a clone's local
 // build), is written beside every output (esbuild: each output file's
-// directory, written or not - tsup writes them itself; rollup, rolldown,
-// webpack, rspack: an asset; Vite: copied into its outDir at write time) -
+// directory, written or not - tsup writes them itself; rollup, rolldown: an
+// asset; webpack, rspack: an asset beside each patched output; Vite: copied
+// into its outDir at write time) -
 // or, with Bun, required statically so that `bun build` copies it and
 // `bun build --compile` embeds it.
 
@@ -48,11 +51,12 @@ const { BUILT_GLOBAL, START_BINDING } = require('../shape/globals.cjs');
 const { mayDefineSdkClass, PROTOCOL_MARKERS, STDIO_MARKERS } = require('../adapters/modules.cjs');
 const { HEAD, insertAll } = require('./insert.cjs');
 const { setupEsbuild } = require('./esbuild.cjs');
+const { setupWebpackOutputs, evalDevtool } = require('./webpack-outputs.cjs');
+const { runtimeFile, runtimeBundle } = require('./runtime-bundle.cjs');
 
 const NAME = 'mcp-ordered-dispatch';
 const OWN_ROOT = path.join(__dirname, '..', '..');
 const OWN_LIB = path.join(OWN_ROOT, 'lib') + path.sep;
-const { runtimeFile } = require('./runtime-bundle.cjs');
 const WEBPACK_START = path.join(__dirname, 'webpack-start.cjs');
 const WEBPACK_LOADER = path.join(__dirname, 'webpack-loader.cjs');
 /** Each webpack or rspack plugin instance's transform, by the id its loader rule carries (loader options stay plain data). */
@@ -230,6 +234,16 @@ function factory(options = {}, meta = {}) {
     return { code: s.toString(), map: s.generateMap({ hires: 'boundary', source, includeContent: true }) };
   }
 
+  /** What patching an output file takes (esbuild, webpack, rspack: lib/plugin/outputs.cjs). */
+  const outputPatching = {
+    framing,
+    config: runtimeConfig,
+    missingWarning,
+    unreached: (code) => failedToReach(code, framing),
+    shownName,
+    moduleFormatOf,
+  };
+
   /** rollup, rolldown and Vite: BUILT_ID as the virtual module, the addons as assets when the runtime is in the bundle. */
   const rollupLike = {
     resolveId: { filter: { id: BUILT_ID_FILTER }, handler: (id) => (id === BUILT_ID ? VIRTUAL : null) },
@@ -243,7 +257,7 @@ function factory(options = {}, meta = {}) {
   return {
     name: NAME,
     enforce: 'pre',
-    // esbuild, webpack and rspack: their own on-load callback and loader (the first test on the file's bytes, undecoded).
+    // esbuild, webpack and rspack: their outputs patched, or the loader (the first test on the file's bytes, undecoded).
     transform: framework === 'esbuild' || framework === 'webpack' || framework === 'rspack' ? undefined : {
       filter: { id: { include: SCRIPT, exclude: NOT_SCRIPT }, code: { include: CODE_FILTER(framing) } },
       handler: transform,
@@ -251,15 +265,7 @@ function factory(options = {}, meta = {}) {
     // esbuild: the output files rewritten once, as the build ends (lib/plugin/esbuild.cjs).
     esbuild: {
       setup(build) {
-        setupEsbuild(build, {
-          framing,
-          config: runtimeConfig,
-          missingWarning,
-          copyAddons,
-          unreached: (code) => failedToReach(code, framing),
-          shownName,
-          moduleFormatOf,
-        });
+        setupEsbuild(build, { ...outputPatching, copyAddons });
       },
     },
     rollup: { ...rollupLike, generateBundle: emitForRollup },
@@ -278,8 +284,8 @@ function factory(options = {}, meta = {}) {
         build.onResolve({ filter: BUILT_ID_FILTER }, () => ({ path: runtimeFile() }));
       },
     },
-    webpack: webpackLike,
-    rspack: webpackLike,
+    webpack: webpackOrRspack,
+    rspack: webpackOrRspack,
   };
 
   /** rollup and rolldown: the addons as assets, when the runtime is in the bundle. */
@@ -288,8 +294,16 @@ function factory(options = {}, meta = {}) {
     for (const { name, file } of findAddons()) this.emitFile({ type: 'asset', fileName: name, source: fs.readFileSync(file) });
   }
 
-  /** webpack and rspack: BUILT_ID an alias of lib/plugin/webpack-start.cjs; the addons as assets. */
-  function webpackLike(compiler) {
+  /** webpack and rspack: their outputs patched (lib/plugin/webpack-outputs.cjs), but for an 'eval' devtool (decided once their defaults are in). */
+  function webpackOrRspack(compiler) {
+    compiler.hooks.afterEnvironment.tap(NAME, () => {
+      if (evalDevtool(compiler.options.devtool) || runtimeBundle() === undefined) webpackLoader(compiler);
+      else setupWebpackOutputs(compiler, { ...outputPatching, addons: findAddons });
+    });
+  }
+
+  /** webpack and rspack with an 'eval' devtool: the loader; BUILT_ID an alias of lib/plugin/webpack-start.cjs; the addons as assets. */
+  function webpackLoader(compiler) {
     const { Compilation, sources } = compiler.webpack ?? compiler.rspack;
     const resolve = (compiler.options.resolve ??= {});
     const runtime = runtimeFile();

@@ -1,6 +1,7 @@
 'use strict';
-// The bundler plugin's loader in webpack and rspack (lib/plugin/index.cjs
-// puts it first, for every script): the first test runs on the module's
+// The bundler plugin's loader in webpack and rspack with an 'eval' devtool
+// (lib/plugin/index.cjs puts it first, for every script; other builds have
+// their outputs patched instead: lib/plugin/webpack-outputs.cjs): the first test runs on the module's
 // bytes as webpack read them, undecoded and synchronously; only a module
 // holding an SDK class's marker names is decoded and handed to the
 // plugin's transform, whose source map it passes on.

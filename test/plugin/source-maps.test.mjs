@@ -1,7 +1,9 @@
-// The bundler plugin's source maps (its insertions recorded with
-// magic-string, the transform returning their map), through esbuild, rollup
-// (its chunk minified by terser, the maps chained), webpack (production,
-// devtool 'source-map') and Vite 8 (SSR, minified). The app takes the 1.x
+// The bundler plugin's source maps, through esbuild (the output's map moved
+// past the insertions: lib/plugin/insert.cjs), rollup (the transform's
+// magic-string map; its chunk minified by terser, the maps chained), webpack
+// and rspack (production, devtool 'source-map'; the output patched after the
+// minifier as a ReplaceSource: lib/plugin/webpack-outputs.cjs) and Vite 8
+// (SSR, minified; the transform's map). The app takes the 1.x
 // SDK client from a vendored bundle: the SDK bundled and minified onto one
 // line beforehand (as a dependency ships its dist/ chunk), so that the
 // block the plugin inserts into its Protocol class sits mid-line and every
@@ -17,7 +19,8 @@
 //     up in the output's map (node:module's SourceMap, as
 //     --enable-source-maps does), maps to the vendored file's position
 //     where the plugin inserted the block (rewriteEdits on the vendored text).
-// With the map left out (the transform returning `map: null`) both fail.
+// With the map left out (the transform returning `map: null`, the output
+// replaced by a RawSource) both fail.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -105,6 +108,19 @@ function positionOf(text, offset) {
   return { line, column: offset - before.lastIndexOf('\n') };
 }
 
+/** A production webpack or rspack build (`compile`) of the app into `out`, devtool 'source-map': the output file. */
+async function webpackLikeBuild(compile, bundler, out) {
+  await new Promise((resolve, reject) => {
+    compile({
+      mode: 'production', target: 'node20', entry, devtool: 'source-map', context: path.dirname(entry),
+      output: { path: out, filename: 'app.cjs', library: { type: 'commonjs2' } },
+      optimization: { splitChunks: false }, performance: { hints: false },
+      infrastructureLogging: { level: 'none' }, stats: 'none', plugins: [pluginFor(bundler)()],
+    }, (error, stats) => (error || stats.hasErrors() ? reject(error ?? new Error(stats.toString('errors-only'))) : resolve()));
+  });
+  return path.join(out, 'app.cjs');
+}
+
 /** Each bundler's build of the app into `out` with the plugin and a source map: the output file. */
 const BUILDS = {
   async esbuild(out) {
@@ -136,18 +152,8 @@ const BUILDS = {
     }
     return path.join(out, 'app.mjs');
   },
-  async webpack(out) {
-    const webpack = require('webpack');
-    await new Promise((resolve, reject) => {
-      webpack({
-        mode: 'production', target: 'node20', entry, devtool: 'source-map', context: path.dirname(entry),
-        output: { path: out, filename: 'app.cjs', library: { type: 'commonjs2' } },
-        optimization: { splitChunks: false }, performance: { hints: false },
-        infrastructureLogging: { level: 'none' }, stats: 'none', plugins: [pluginFor('webpack')()],
-      }, (error, stats) => (error || stats.hasErrors() ? reject(error ?? new Error(stats.toString('errors-only'))) : resolve()));
-    });
-    return path.join(out, 'app.cjs');
-  },
+  webpack: (out) => webpackLikeBuild(require('webpack'), 'webpack', out),
+  rspack: (out) => webpackLikeBuild(require('@rspack/core').rspack, 'rspack', out),
   async vite(out) {
     const { build } = await import('vite');
     await build({

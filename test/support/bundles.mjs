@@ -345,19 +345,27 @@ function webpackLikeConfig({ mode, entry, format, out, filename }) {
   };
 }
 
-/** rspack through `mcp-ordered-dispatch/rspack`: production (minified), CommonJS and ES module. */
+/**
+ * rspack through `mcp-ordered-dispatch/rspack`: production (minified), CommonJS and ES module (the
+ * plugin patches the outputs), and development with devtool 'eval' (the plugin's loader).
+ */
 async function rspackAll(dir, entries, keep, { plugin, separate, extended }) {
   if (!extended) return [];
   const { rspack } = require('@rspack/core');
   const built = [];
   for (const [app, entry] of entries) {
-    for (const format of ['cjs', 'esm']) {
-      if (!keep({ app, bundler: 'rspack', format, variant: 'production' })) continue;
-      const file = outFile(dir, `${app}.rspack-${format}-production.${format === 'esm' ? 'mjs' : 'cjs'}`, separate);
+    for (const [variant, mode, format, devtool = false] of [
+      ['production', 'production', 'cjs'],
+      ['production', 'production', 'esm'],
+      ['development-eval', 'development', 'cjs', 'eval'],
+    ]) {
+      if (!keep({ app, bundler: 'rspack', format, variant })) continue;
+      const file = outFile(dir, `${app}.rspack-${format}-${variant}.${format === 'esm' ? 'mjs' : 'cjs'}`, separate);
       const [out, filename] = [path.dirname(file), path.basename(file)];
       const warnings = await new Promise((resolve, reject) => {
         rspack({
-          ...webpackLikeConfig({ mode: 'production', entry, format, out, filename }),
+          ...webpackLikeConfig({ mode, entry, format, out, filename }),
+          devtool,
           plugins: plugin === undefined ? [] : [pluginFor('rspack')(plugin)],
         }, (error, stats) => {
           if (error) return reject(error);
@@ -365,7 +373,7 @@ async function rspackAll(dir, entries, keep, { plugin, separate, extended }) {
           resolve(stats.compilation.getWarnings().map((w) => w.message));
         });
       });
-      built.push({ app, bundler: 'rspack', format, variant: 'production', file, warnings });
+      built.push({ app, bundler: 'rspack', format, variant, file, warnings });
     }
   }
   return built;

@@ -1,0 +1,76 @@
+'use strict';
+// The plugin in webpack and rspack, as they build by default: their output
+// files patched (lib/plugin/outputs.cjs), not each module through a loader.
+// A loader is a call into JavaScript for every module its rule matches, and
+// a rule cannot ask for a module's content: in rspack, whose own work runs in
+// Rust, a loader that handed every script back unchanged took most of the
+// plugin's cost of a build, and in webpack the loader took about a second of
+// the bench's build. So each JavaScript asset is patched once, after the
+// minimizer (PROCESS_ASSETS_STAGE_OPTIMIZE_SIZE) and before the source map
+// is made (DEV_TOOLING) and the content hashed (OPTIMIZE_HASH): the
+// insertions go in through webpack-sources' ReplaceSource, whose map the
+// bundler composes into the output's; the addons are put beside each patched
+// asset.
+//
+// An 'eval' devtool (webpack's development default: each module's code
+// inside an eval string, where an output's classes cannot be reached) keeps
+// the loader (lib/plugin/webpack-loader.cjs).
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { mayDefineSdkClass } = require('../adapters/modules.cjs');
+const { outputEdits, outputFormatOf, SCRIPT_OUTPUT } = require('./outputs.cjs');
+
+const NAME = 'mcp-ordered-dispatch';
+
+/** Whether the devtool puts each module into an eval string (the loader is needed then). */
+function evalDevtool(devtool) {
+  return typeof devtool === 'string' && devtool.includes('eval');
+}
+
+/**
+ * webpack's or rspack's setup for the plugin's output path. `plugin`: framing, config(),
+ * missingWarning(), unreached(code), shownName(file), moduleFormatOf(code,
+ * file), addons() (the addon files to put beside an output: [{ name, file }]).
+ */
+function setupWebpackOutputs(compiler, plugin) {
+  const { Compilation, sources, WebpackError } = compiler.webpack ?? compiler.rspack;
+  compiler.hooks.thisCompilation.tap(NAME, (compilation) => {
+    const stage = Compilation.PROCESS_ASSETS_STAGE_OPTIMIZE_SIZE + 1;
+    compilation.hooks.processAssets.tap({ name: NAME, stage }, () => {
+      const warn = (text) => compilation.warnings.push(new WebpackError(text));
+      const dirs = new Set();
+      try {
+        const format = compiler.options.output?.module === true ? 'esm' : 'cjs';
+        const changed = [];
+        for (const asset of compilation.getAssets()) {
+          if (!SCRIPT_OUTPUT.test(asset.name)) continue;
+          const code = String(asset.source.source());
+          if (!mayDefineSdkClass(code, plugin.framing)) continue;
+          const file = path.join(compiler.options.output?.path ?? compiler.context, asset.name);
+          const edits = outputEdits(code, file, outputFormatOf(asset.name, format, code, plugin.moduleFormatOf), plugin, undefined, warn);
+          if (edits !== undefined) changed.push({ asset, edits });
+        }
+        for (const { asset, edits } of changed) {
+          const replaced = new sources.ReplaceSource(asset.source);
+          for (const [offset, text] of edits) replaced.insert(offset, text);
+          compilation.updateAsset(asset.name, replaced);
+          dirs.add(path.posix.dirname(asset.name));
+        }
+        if (dirs.size === 0) return;
+        const missing = plugin.missingWarning();
+        if (missing !== undefined) warn(missing);
+        for (const dir of dirs) {
+          for (const { name, file } of plugin.addons()) {
+            const at = dir === '.' ? name : path.posix.join(dir, name);
+            if (!compilation.getAsset(at)) compilation.emitAsset(at, new sources.RawSource(fs.readFileSync(file)));
+          }
+        }
+      } catch (error) {
+        warn(`${NAME}: the build's output could not be patched (${error?.message}); it is left as it was`);
+      }
+    });
+  });
+}
+
+module.exports = { setupWebpackOutputs, evalDevtool };
