@@ -12,7 +12,8 @@
 // The matrix, one build per app and bundler (a rollup or Vite build takes
 // 5-10 s here): rollup (one build per app, both formats written and run:
 // CommonJS terser-minified for 1.x and plain for 2.x, ES module), rolldown (1.x CommonJS, 2.x ES module,
-// minified, no banner), Vite SSR for Node (1.x ES module, 2.x CommonJS).
+// minified, no banner), Vite SSR for Node (1.x ES module, 2.x CommonJS), and a
+// Vite library build for Node writing both formats in one call (1.x, both run).
 // Without the plugin: one of each.
 import { pluginMatrixSuite } from '../support/plugin-matrix.mjs';
 
@@ -26,6 +27,8 @@ pluginMatrixSuite({
     'sdk2 rolldown esm minify',
     'sdk1 vite esm build',
     'sdk2 vite cjs build',
+    'sdk1 vite esm lib',
+    'sdk1 vite cjs lib',
   ],
   withoutPlugin: ['sdk1 rollup cjs terser', 'sdk2 rolldown esm minify', 'sdk2 vite cjs build'],
 });

@@ -12,8 +12,8 @@
 // `mcp-ordered-dispatch/esbuild`, ...); `{ separate: true }` gives each bundle a
 // directory of its own (the output alone: the bundle and what the build put
 // beside it); `{ extended: true }` adds the bundlers and variants only the
-// plugin's suites build: Vite 8 (SSR for Node), tsup 9, rolldown, rspack, and
-// webpack development with devtool 'eval'.
+// plugin's suites build: Vite 8 (SSR for Node: an app build and a library
+// build), tsup 9, rolldown, rspack, and webpack development with devtool 'eval'.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -234,7 +234,10 @@ if (!r.success) { console.error(r.logs.map(String).join('\\n')); process.exit(1)
   }
 }
 
-/** Vite (build; SSR for Node, every dependency bundled): ES module and CommonJS output. */
+/**
+ * Vite (SSR for Node, every dependency bundled): an app build, ES module and CommonJS output
+ * (variant 'build'), and a library build writing both formats in one call (variant 'lib').
+ */
 async function viteAll(dir, entries, keep, { plugin, separate, extended }) {
   if (!extended) return [];
   const out = [];
@@ -263,6 +266,27 @@ async function viteAll(dir, entries, keep, { plugin, separate, extended }) {
       });
       out.push({ app, bundler: 'vite', format, variant: 'build', file });
     }
+    const lib = ['esm', 'cjs'].filter((format) => keep({ app, bundler: 'vite', format, variant: 'lib' }));
+    if (lib.length === 0) continue;
+    const { build } = await import('vite');
+    const name = `${app}.vite-lib`;
+    const outDir = path.dirname(outFile(dir, `${name}.js`, separate));
+    await build({
+      configFile: false,
+      logLevel: 'silent',
+      root: home,
+      ssr: { noExternal: true, target: 'node' },
+      plugins: plugin === undefined ? [] : [pluginFor('vite')(plugin)],
+      build: {
+        ssr: true,
+        lib: { entry },
+        outDir,
+        emptyOutDir: false,
+        minify: true,
+        rolldownOptions: { output: [{ format: 'es', entryFileNames: `${name}.mjs`, banner: ESM_BANNER }, { format: 'cjs', entryFileNames: `${name}.cjs` }] },
+      },
+    });
+    for (const format of lib) out.push({ app, bundler: 'vite', format, variant: 'lib', file: path.join(outDir, `${name}.${format === 'esm' ? 'mjs' : 'cjs'}`) });
   }
   return out;
 }
