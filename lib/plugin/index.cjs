@@ -8,8 +8,8 @@
 // it is defined, and the module starts with a call of the runtime
 // (lib/plugin/runtime.cjs, which the build takes as one prebuilt module:
 // lib/plugin/runtime-bundle.cjs), which defines that global and tells the
-// native loader where the build put the addon. The insertions are recorded with
-// magic-string: the transform returns their source map. A module without the
+// native loader where the build put the addon. The transform returns the
+// insertions' source map (lib/plugin/insert.cjs's insertionMap). A module without the
 // SDK is returned unchanged; a module whose SDK class cannot be given its
 // block is left as it was, with one build warning naming it.
 //
@@ -49,7 +49,7 @@ const platform = require('../native/platform.cjs');
 const { rewriteEdits } = require('../shape/rewrite.cjs');
 const { BUILT_GLOBAL, START_BINDING } = require('../shape/globals.cjs');
 const { mayDefineSdkClass, PROTOCOL_MARKERS, STDIO_MARKERS } = require('../adapters/modules.cjs');
-const { HEAD, insertAll } = require('./insert.cjs');
+const { HEAD, insertAll, insertionMap } = require('./insert.cjs');
 const { setupEsbuild } = require('./esbuild.cjs');
 const { setupWebpackOutputs, evalDevtool } = require('./webpack-outputs.cjs');
 const { runtimeFile, runtimeBundle } = require('./runtime-bundle.cjs');
@@ -78,8 +78,6 @@ const CODE_FILTER = (framing) => new RegExp((framing ? [PROTOCOL_MARKERS[0], STD
 const ESM_SYNTAX = /(?:^|[\n;])[ \t]*(?:import[ \t]*[\w{*'"]|export[ \t]*[\w{*])/;
 // The scripts webpack's and rspack's loader rule takes.
 const SCRIPT_FILE = /\.[cm]?[jt]sx?$/;
-
-let MagicString;
 
 /** The platform names (napi-rs's platformArchABI) the build includes: `platforms` as given, 'all' (every release target), default this machine's. */
 function platformsOf(option) {
@@ -219,19 +217,12 @@ function factory(options = {}, meta = {}) {
     changedAny = true;
     const missingText = missingWarning();
     if (missingText !== undefined) context.warn(missingText);
-    const call = runtimeCall(format, runtimeConfig(), bun ? addons : undefined);
-    if (!withMap) return { code: insertAll(code, [[HEAD.exec(code)[0].length, call], ...reached.edits]), map: null };
-    if (MagicString === undefined) {
-      const magic = require('magic-string');
-      MagicString = magic.default ?? magic.MagicString ?? magic;
-    }
-    const s = new MagicString(code);
-    for (const [offset, inserted] of reached.edits) s.appendLeft(offset, inserted);
-    s.appendLeft(HEAD.exec(code)[0].length, call);
+    const edits = [[HEAD.exec(code)[0].length, runtimeCall(format, runtimeConfig(), bun ? addons : undefined)], ...reached.edits];
+    if (!withMap) return { code: insertAll(code, edits), map: null };
     // The map's source: beside the module (rollup, rolldown and Vite read it relative to the
     // module), the module's path for webpack and rspack (which name it relative to their context).
     const source = framework === 'webpack' || framework === 'rspack' ? file : path.basename(file);
-    return { code: s.toString(), map: s.generateMap({ hires: 'boundary', source, includeContent: true }) };
+    return { code: insertAll(code, edits), map: insertionMap(code, edits, source) };
   }
 
   /** What patching an output file takes (esbuild, webpack, rspack: lib/plugin/outputs.cjs). */
@@ -373,11 +364,12 @@ let unplugin;
 
 /**
  * A build-time package the plugin needs (an optional peer dependency:
- * nothing a user of register downloads), or a thrown error saying what to install.
+ * nothing a user of register downloads), or a thrown error saying what to
+ * install; `load: false`: only found, not loaded.
  */
-function peer(name, bundler) {
+function peer(name, bundler, { load = true } = {}) {
   try {
-    return require(name);
+    return load ? require(name) : require.resolve(name);
   } catch (cause) {
     throw new Error(
       `${NAME}/${bundler} needs the ${name} package (an optional peer dependency of ${NAME}, used at build time only): ` +
@@ -408,8 +400,8 @@ function entry(bundler) {
     if (bundler === 'esbuild') return { name: NAME, setup: factory(options, { framework: 'esbuild' }).esbuild.setup };
     if (unplugin === undefined) {
       const { createUnplugin } = peer('unplugin', bundler);
-      const magic = peer('magic-string', bundler);
-      MagicString = magic.default ?? magic.MagicString ?? magic;
+      // Its source map codec writes the transform's maps (lib/plugin/insert.cjs).
+      peer('magic-string', bundler, { load: false });
       unplugin = createUnplugin(factory);
     }
     return unplugin[bundler](options);

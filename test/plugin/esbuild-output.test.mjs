@@ -5,7 +5,8 @@
 //     (lib/plugin/insert.cjs's shiftMap): checked against magic-string's map
 //     of the same insertions, composed with the output's own by
 //     @jridgewell/remapping, at every original token, for insertions with
-//     and without line breaks;
+//     and without line breaks; and the transform's own map (insertionMap,
+//     the other bundlers') against magic-string's at token boundaries;
 //   - an output with no SDK class (a build without the SDK) is byte-identical
 //     to the same build without the plugin, and gets no addon beside it;
 //   - a browser build with the SDK is left as it was, with one warning;
@@ -24,7 +25,7 @@ import { runCommand, show } from '../support/spawn-node.mjs';
 
 const require = createRequire(import.meta.url);
 const esbuild = require('esbuild');
-const { shiftMap, insertAll } = require('../../lib/plugin/insert.cjs');
+const { shiftMap, insertAll, insertionMap } = require('../../lib/plugin/insert.cjs');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-esbuild-output-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -62,6 +63,41 @@ test('shiftMap moves every segment as magic-string and remapping place it, with 
       }
     }
     assert.ok(checked > 100, `compared ${checked} positions`);
+  }
+});
+
+test("insertionMap (the transform's map) maps each token as magic-string's map at token boundaries does, with and without line breaks inserted", async () => {
+  const MagicString = require('magic-string').default;
+  const file = require.resolve('@modelcontextprotocol/sdk/shared/protocol.js');
+  const original = fs.readFileSync(file, 'utf8');
+  const minified = (await esbuild.transform(original, { minify: true, format: 'esm', logLevel: 'silent' })).code;
+  for (const code of [original, minified]) {
+    const classOpen = code.indexOf('{', code.indexOf('class ')) + 1;
+    for (const edits of [
+      [[0, 'import s from "x";s({});'], [classOpen, 'static{try{x(this)}catch{}}'], [code.length - 40, '/*tail*/']],
+      [[0, 'a;\nb;\n'], [classOpen, 'static{\n}'], [classOpen + 200, '\n\n']],
+    ]) {
+      const s = new MagicString(code);
+      for (const [offset, text] of edits) s.appendLeft(offset, text);
+      const truth = new SourceMap(s.generateMap({ hires: 'boundary', source: 'p.js', includeContent: true }));
+      const made = insertionMap(code, edits, 'p.js');
+      assert.deepEqual([made.sources, made.sourcesContent], [['p.js'], [code]]);
+      const mine = new SourceMap(made);
+      const out = insertAll(code, edits);
+      const lines = out.split('\n');
+      let checked = 0;
+      for (let line = 0; line < lines.length; line++) {
+        for (const token of lines[line].matchAll(/[\w$]+/g)) {
+          const b = truth.findEntry(line, token.index);
+          // Where magic-string has a segment of its own: not inside inserted text.
+          if (b.originalSource === undefined || b.generatedColumn !== token.index) continue;
+          const a = mine.findEntry(line, token.index);
+          assert.deepEqual([a.originalLine, a.originalColumn], [b.originalLine, b.originalColumn], `${JSON.stringify(edits.map((e) => e[1]))} at ${line}:${token.index} (${token[0]})`);
+          checked++;
+        }
+      }
+      assert.ok(checked > 1000, `compared ${checked} tokens`);
+    }
   }
 });
 

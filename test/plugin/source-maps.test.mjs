@@ -1,6 +1,6 @@
 // The bundler plugin's source maps, through esbuild (the output's map moved
-// past the insertions: lib/plugin/insert.cjs), rollup (the transform's
-// magic-string map; its chunk minified by terser, the maps chained), webpack
+// past the insertions: lib/plugin/insert.cjs), rollup (the transform's map,
+// insert.cjs's insertionMap; its chunk minified by terser, the maps chained), webpack
 // and rspack (production, devtool 'source-map'; the output patched after the
 // minifier as a ReplaceSource: lib/plugin/webpack-outputs.cjs) and Vite 8
 // (SSR, minified; the transform's map). The app takes the 1.x
