@@ -43,8 +43,11 @@ function setupWebpackOutputs(compiler, plugin) {
       try {
         const format = compiler.options.output?.module === true ? 'esm' : 'cjs';
         const changed = [];
+        // The chunks' own files only: an asset another plugin copied in as it was is not the bundler's output.
+        const chunkFiles = new Set();
+        for (const chunk of compilation.chunks) for (const name of chunk.files) chunkFiles.add(name);
         for (const asset of compilation.getAssets()) {
-          if (!SCRIPT_OUTPUT.test(asset.name)) continue;
+          if (!chunkFiles.has(asset.name) || !SCRIPT_OUTPUT.test(asset.name)) continue;
           const code = String(asset.source.source());
           if (!mayDefineSdkClass(code, plugin.framing)) continue;
           const file = path.join(compiler.options.output?.path ?? compiler.context, asset.name);

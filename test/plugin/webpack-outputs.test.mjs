@@ -3,7 +3,8 @@
 // patched after the minimizer), beyond test/plugin/webpack.test.mjs's
 // matrix and test/plugin/source-maps.test.mjs:
 //   - an app without the SDK: every output file (the bundle, its source map)
-//     byte-identical to the build without the plugin, and no addon;
+//     byte-identical to the build without the plugin, and no addon; an SDK
+//     module another plugin copies in as an asset is left as it was too;
 //   - the SDK in a chunk of its own in a subfolder (a dynamic import,
 //     chunkFilename 'chunks/[name].cjs'): the addon lands beside that chunk,
 //     not beside the entry, and the output run alone loses nothing.
@@ -19,6 +20,8 @@ import { runAlone } from '../support/built-alone.mjs';
 const require = createRequire(import.meta.url);
 const native = require('../../lib/native/platform.cjs');
 const ADDON = native.binaryFileName();
+// An SDK class module (1.x's Protocol, ES module), as a plugin might copy it into the output.
+const SDK_PROTOCOL = require.resolve('@modelcontextprotocol/sdk/shared/protocol.js').replace(`${path.sep}cjs${path.sep}`, `${path.sep}esm${path.sep}`);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-webpack-outputs-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -27,14 +30,28 @@ const BUNDLERS = {
   rspack: () => require('@rspack/core').rspack,
 };
 
+/** A plugin that copies `file` in as the asset `name`, as copy-webpack-plugin does. */
+function copying(file, name) {
+  return {
+    apply(compiler) {
+      const { Compilation, sources } = compiler.webpack ?? compiler.rspack;
+      compiler.hooks.thisCompilation.tap('copying', (compilation) => {
+        compilation.hooks.processAssets.tap({ name: 'copying', stage: Compilation.PROCESS_ASSETS_STAGE_ADDITIONAL }, () => {
+          compilation.emitAsset(name, new sources.RawSource(fs.readFileSync(file)));
+        });
+      });
+    },
+  };
+}
+
 /** A production build of `entry` into `out` by `bundler`, with the plugin or not: the build's warnings. */
-function build(bundler, entry, out, { plugin, devtool = false, chunkFilename } = {}) {
+function build(bundler, entry, out, { plugin, devtool = false, chunkFilename, also = [] } = {}) {
   return new Promise((resolve, reject) => {
     BUNDLERS[bundler]()({
       mode: 'production', target: 'node20', entry, devtool, context: path.dirname(entry),
       output: { path: out, filename: 'app.cjs', library: { type: 'commonjs2' }, ...(chunkFilename ? { chunkFilename } : {}) },
       performance: { hints: false }, infrastructureLogging: { level: 'none' }, stats: 'none',
-      plugins: plugin ? [pluginFor(bundler)()] : [],
+      plugins: [...(plugin ? [pluginFor(bundler)()] : []), ...also],
     }, (error, stats) => (error || stats.hasErrors() ? reject(error ?? new Error(stats.toString('errors-only'))) : resolve(stats.compilation.getWarnings().map((w) => w.message))));
   });
 }
@@ -45,7 +62,7 @@ function filesUnder(root) {
 }
 
 for (const bundler of Object.keys(BUNDLERS)) {
-  test(`${bundler}: an output without the SDK is byte-identical to the build without the plugin (its source map too), and gets no addon`, async () => {
+  test(`${bundler}: an output without the SDK is byte-identical to the build without the plugin (its source map too), and gets no addon; so is an SDK module copied in as an asset`, async () => {
     const home = resolvingHome(dir, `plain-${bundler}`);
     const entry = path.join(home, 'app.mjs');
     // The marker names in a string: the first test passes, there is no class.
@@ -53,12 +70,15 @@ for (const bundler of Object.keys(BUNDLERS)) {
     const outs = {};
     for (const plugin of [false, true]) {
       const out = path.join(dir, `plain-${bundler}-${plugin ? 'plugin' : 'stock'}`);
-      assert.deepEqual(await build(bundler, entry, out, { plugin, devtool: 'source-map' }), []);
+      const also = [copying(SDK_PROTOCOL, 'vendor/protocol.js')];
+      assert.deepEqual(await build(bundler, entry, out, { plugin, devtool: 'source-map', also }), []);
       outs[plugin ? 'plugin' : 'stock'] = out;
     }
     assert.deepEqual(filesUnder(outs.plugin), filesUnder(outs.stock));
     assert.ok(!filesUnder(outs.plugin).includes(ADDON));
     for (const name of filesUnder(outs.stock)) assert.ok(fs.readFileSync(path.join(outs.plugin, name)).equals(fs.readFileSync(path.join(outs.stock, name))), name);
+    // (The minimizer takes the copied module as any script; the plugin leaves it to the stock build's bytes.)
+    assert.ok(filesUnder(outs.plugin).includes(path.join('vendor', 'protocol.js')), 'the copied SDK module is in the output');
   });
 
   test(`${bundler}: the SDK in a chunk of its own in a subfolder gets the addon beside it, and the output run alone loses nothing`, async () => {
