@@ -243,48 +243,40 @@ async function viteAll(dir, entries, keep, { plugin, separate, extended }) {
   const out = [];
   // Vite resolves from its root.
   const home = resolvingHome(dir, 'vite');
-  for (const [app, source] of entries) {
-    const entry = path.join(home, path.basename(source));
-    fs.copyFileSync(source, entry);
-    for (const format of ['esm', 'cjs']) {
-      if (!keep({ app, bundler: 'vite', format, variant: 'build' })) continue;
-      const { build } = await import('vite');
-      const file = outFile(dir, `${app}.vite-${format}-build.${format === 'esm' ? 'mjs' : 'cjs'}`, separate);
-      await build({
-        configFile: false,
-        logLevel: 'silent',
-        root: home,
-        ssr: { noExternal: true, target: 'node' },
-        plugins: plugin === undefined ? [] : [pluginFor('vite')(plugin)],
-        build: {
-          ssr: entry,
-          outDir: path.dirname(file),
-          emptyOutDir: false,
-          minify: true,
-          rolldownOptions: { output: { format, entryFileNames: path.basename(file), codeSplitting: false, banner: format === 'esm' ? ESM_BANNER : undefined } },
-        },
-      });
-      out.push({ app, bundler: 'vite', format, variant: 'build', file });
-    }
-    const lib = ['esm', 'cjs'].filter((format) => keep({ app, bundler: 'vite', format, variant: 'lib' }));
-    if (lib.length === 0) continue;
-    const { build } = await import('vite');
-    const name = `${app}.vite-lib`;
-    const outDir = path.dirname(outFile(dir, `${name}.js`, separate));
-    await build({
+  // A Vite build for Node from `home`, every dependency bundled, minified, with `build` options.
+  const viteBuild = async (build) => {
+    const vite = await import('vite');
+    await vite.build({
       configFile: false,
       logLevel: 'silent',
       root: home,
       ssr: { noExternal: true, target: 'node' },
       plugins: plugin === undefined ? [] : [pluginFor('vite')(plugin)],
-      build: {
-        ssr: true,
-        lib: { entry },
-        outDir,
-        emptyOutDir: false,
-        minify: true,
-        rolldownOptions: { output: [{ format: 'es', entryFileNames: `${name}.mjs`, banner: ESM_BANNER }, { format: 'cjs', entryFileNames: `${name}.cjs` }] },
-      },
+      build: { emptyOutDir: false, minify: true, ...build },
+    });
+  };
+  for (const [app, source] of entries) {
+    const entry = path.join(home, path.basename(source));
+    fs.copyFileSync(source, entry);
+    for (const format of ['esm', 'cjs']) {
+      if (!keep({ app, bundler: 'vite', format, variant: 'build' })) continue;
+      const file = outFile(dir, `${app}.vite-${format}-build.${format === 'esm' ? 'mjs' : 'cjs'}`, separate);
+      await viteBuild({
+        ssr: entry,
+        outDir: path.dirname(file),
+        rolldownOptions: { output: { format, entryFileNames: path.basename(file), codeSplitting: false, banner: format === 'esm' ? ESM_BANNER : undefined } },
+      });
+      out.push({ app, bundler: 'vite', format, variant: 'build', file });
+    }
+    const lib = ['esm', 'cjs'].filter((format) => keep({ app, bundler: 'vite', format, variant: 'lib' }));
+    if (lib.length === 0) continue;
+    const name = `${app}.vite-lib`;
+    const outDir = path.dirname(outFile(dir, `${name}.js`, separate));
+    await viteBuild({
+      ssr: true,
+      lib: { entry },
+      outDir,
+      rolldownOptions: { output: [{ format: 'es', entryFileNames: `${name}.mjs`, banner: ESM_BANNER }, { format: 'cjs', entryFileNames: `${name}.cjs` }] },
     });
     for (const format of lib) out.push({ app, bundler: 'vite', format, variant: 'lib', file: path.join(outDir, `${name}.${format === 'esm' ? 'mjs' : 'cjs'}`) });
   }
