@@ -33,7 +33,7 @@
 // lib/plugin/webpack-start.cjs, whose `__filename` webpack makes the output
 // file's in either format (and RUNTIME_ID, which it requires, to the
 // runtime); in Bun to the runtime (the addon is embedded).
-
+//
 // The addon in the artifact: the `.node` of each platform in `platforms`
 // (default: this machine's), from its platform package (or a clone's local
 // build), is written beside every output (esbuild: each output file's
