@@ -288,7 +288,7 @@ function factory(options = {}, meta = {}) {
   /** webpack and rspack: their outputs patched (lib/plugin/webpack-outputs.cjs), but for an 'eval' devtool (decided once their defaults are in). */
   function webpackOrRspack(compiler) {
     compiler.hooks.afterEnvironment.tap(NAME, () => {
-      if (evalDevtool(compiler.options.devtool) || runtimeBundle() === undefined) webpackLoader(compiler);
+      if (evalDevtool(compiler) || runtimeBundle() === undefined) webpackLoader(compiler);
       else setupWebpackOutputs(compiler, { ...outputPatching, addons: findAddons });
     });
   }

@@ -59,8 +59,9 @@ const TOKEN = /[\w$]+/g;
  * The source map of `code` with `edits` inserted, back to `code` itself as
  * `source` (its text included): a segment at each line's start, at each
  * word's start and where the text resumes after an insertion (as
- * magic-string's hires 'boundary' places them), moved past the insertions. Made directly: magic-string's map of a 300 KB module took
- * about 50 ms of each build.
+ * magic-string's hires 'boundary' places them), moved past the insertions.
+ * Made directly: magic-string's map of a 300 KB module took about 50 ms of
+ * each build.
  */
 function insertionMap(code, edits, source) {
   const decoded = [];

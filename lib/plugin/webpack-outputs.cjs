@@ -13,8 +13,8 @@
 // asset.
 //
 // An 'eval' devtool (webpack's development default: each module's code
-// inside an eval string, where an output's classes cannot be reached) keeps
-// the loader (lib/plugin/webpack-loader.cjs).
+// inside an eval string, where an output's classes cannot be reached), or its
+// plugin added by hand, keeps the loader (lib/plugin/webpack-loader.cjs).
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -23,9 +23,15 @@ const { outputEdits, outputFormatOf, SCRIPT_OUTPUT } = require('./outputs.cjs');
 
 const NAME = 'mcp-ordered-dispatch';
 
-/** Whether the devtool puts each module into an eval string (the loader is needed then). */
-function evalDevtool(devtool) {
-  return typeof devtool === 'string' && devtool.includes('eval');
+/**
+ * Whether the build puts each module into an eval string (the loader is needed then): an 'eval'
+ * devtool, or the plugin behind it added by hand (with `devtool: false`, as webpack's docs show).
+ */
+function evalDevtool(compiler) {
+  const { devtool, plugins = [] } = compiler.options;
+  if (typeof devtool === 'string' && devtool.includes('eval')) return true;
+  const { EvalSourceMapDevToolPlugin, EvalDevToolModulePlugin } = compiler.webpack ?? compiler.rspack;
+  return plugins.some((p) => (EvalSourceMapDevToolPlugin && p instanceof EvalSourceMapDevToolPlugin) || (EvalDevToolModulePlugin && p instanceof EvalDevToolModulePlugin));
 }
 
 /**

@@ -7,7 +7,11 @@
 //     module another plugin copies in as an asset is left as it was too;
 //   - the SDK in a chunk of its own in a subfolder (a dynamic import,
 //     chunkFilename 'chunks/[id].cjs'; rspack): the addon lands beside that chunk,
-//     not beside the entry, and the output run alone loses nothing.
+//     not beside the entry, and the output run alone loses nothing;
+//   - `devtool: false` with the eval plugin added by hand (rspack's
+//     EvalSourceMapDevToolPlugin; modules inside eval strings, where an
+//     output's classes cannot be reached): the plugin takes the loader, and
+//     the output run alone loses nothing.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -95,6 +99,21 @@ for (const bundler of Object.keys(BUNDLERS)) {
     assert.ok(files.includes(path.join('chunks', ADDON)), `the addon beside the SDK's chunk: ${files.join(', ')}`);
     assert.ok(!files.includes(ADDON), `no addon beside the entry, which holds no SDK class: ${files.join(', ')}`);
     assert.ok(!fs.readFileSync(path.join(out, 'app.cjs'), 'utf8').includes('__mcpOrderedDispatchBuilt'), 'the entry is left as the bundler wrote it');
+    const r = await runAlone(out, process.execPath, ['{alone}/app.cjs']);
+    assert.equal(r.stderr, '');
+    assert.deepEqual({ lost: r.lost, expected: r.expected, onerrors: r.onerrors, patched: r.patched }, { lost: 0, expected: PROGRESS, onerrors: 0, patched: true });
+  });
+
+  if (bundler === 'rspack') test(`${bundler}: devtool false with the eval plugin added by hand takes the loader; the output run alone loses nothing`, async () => {
+    const home = resolvingHome(dir, `eval-${bundler}`);
+    const entry = path.join(home, 'app.mjs');
+    fs.writeFileSync(entry, appSource(APPS.sdk1));
+    const out = path.join(dir, `eval-${bundler}`);
+    const { EvalSourceMapDevToolPlugin } = require('@rspack/core');
+    assert.deepEqual(await build(bundler, entry, out, { plugin: true, also: [new EvalSourceMapDevToolPlugin({})] }), []);
+    const code = fs.readFileSync(path.join(out, 'app.cjs'), 'utf8');
+    assert.match(code, /eval\(/, 'the modules are inside eval strings');
+    assert.ok(!code.startsWith('typeof globalThis.__mcpOrderedDispatchBuilt'), 'no runtime head: the loader path, not the output path');
     const r = await runAlone(out, process.execPath, ['{alone}/app.cjs']);
     assert.equal(r.stderr, '');
     assert.deepEqual({ lost: r.lost, expected: r.expected, onerrors: r.onerrors, patched: r.patched }, { lost: 0, expected: PROGRESS, onerrors: 0, patched: true });
