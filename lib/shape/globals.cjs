@@ -1,5 +1,5 @@
 'use strict';
-// Every name this package writes into users' code: the globals (and the
+// Every name this package writes into users' code: its own name, the globals (and the
 // import binding) that the code it inserts into modules calls. Declared
 // here once; each writer and each reader takes the name from here. And the
 // definition of the class receiver's global, which a bundle built with the
@@ -28,6 +28,8 @@ function defineClassReceiver(name, receive) {
 
 module.exports = {
   defineClassReceiver,
+  /** This package's name: what users' code and builds import, and the prefix of its messages, ids and namespaces. */
+  PACKAGE_NAME: 'mcp-ordered-dispatch',
   /**
    * What the static blocks a bundler plugin inserts at build time call: its
    * name in a module's text marks SDK classes patched at build time, which
