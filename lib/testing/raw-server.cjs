@@ -6,29 +6,11 @@
 // Reads newline-delimited JSON-RPC from stdin, writes to stdout. The only
 // interesting tool is `progress`, which sends N `notifications/progress`
 // for the request's progressToken and then the result. How those messages
-// are grouped into `write` calls is selected with `--mode=`:
-//
-//   separate               every message in its own write, with a gap
-//   last-with-response     notifications 1..N-1 separately (gaps), then the
-//                          last notification AND the response in one write
-//   all-in-one             every notification and the response in one write
-//   terminal-after-result  notifications separately, the response in one
-//                          write, then one more progress notification
-//                          (N+1, "terminal") in a later write
-//   never-issued           like `separate`, plus one progress notification
-//                          with a token that was never issued
-//                          ("fabricated-token"), before the response
-//
-// `--gap=` sets how two separate writes are kept apart:
-//
-//   ping (default)  send a server->client `ping` request and wait for its
-//                   answer. The client answers only after it has read and
-//                   dispatched everything written before, so the next write
-//                   can never land in the same read. Deterministic.
-//   immediate       a setImmediate gap. NOT enough: the client usually reads
-//                   several such writes in one chunk, so even `separate`
-//                   loses progress with the stock SDK.
-//   <ms>            a setTimeout gap of that many milliseconds.
+// are grouped into `write` calls is selected with `--mode=` (separate,
+// last-with-response, all-in-one, terminal-after-result, never-issued), and
+// how two separate writes are kept apart with `--gap=` (ping, the default,
+// immediate, or a number of milliseconds): lib/testing/raw-server-writes.cjs
+// says what each does.
 //
 // `--progress=N` is the default notification count (3); a tools/call
 // argument `count` overrides it. A request without a progressToken gets no
@@ -38,15 +20,7 @@
 //    or: npx mcp-ordered-dispatch raw-server --mode=all-in-one --progress=5
 
 const { lineSplitter } = require('./lines.cjs');
-const { PROGRESS_METHOD } = require('../adapters/common.cjs');
-
-const MODES = Object.freeze([
-  'separate',
-  'last-with-response',
-  'all-in-one',
-  'terminal-after-result',
-  'never-issued',
-]);
+const { MODES, FABRICATED_TOKEN, GAP_DEFAULT, line, pacer, callProgressTool } = require('./raw-server-writes.cjs');
 
 const SUPPORTED_PROTOCOL_VERSIONS = Object.freeze([
   '2025-11-25',
@@ -56,9 +30,6 @@ const SUPPORTED_PROTOCOL_VERSIONS = Object.freeze([
   '2024-10-07',
 ]);
 const DEFAULT_PROTOCOL_VERSION = '2025-03-26';
-const FABRICATED_TOKEN = 'fabricated-token';
-const GAP_DEFAULT = 'ping';
-const PING_TIMEOUT_MS = 2000;
 
 const PROGRESS_TOOL = {
   name: 'progress',
@@ -68,19 +39,6 @@ const PROGRESS_TOOL = {
     properties: { count: { type: 'integer' } },
   },
 };
-
-const immediate = () => new Promise((resolve) => setImmediate(resolve));
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const line = (message) => JSON.stringify(message) + '\n';
-
-function progressNotification(progressToken, progress, total, message) {
-  return {
-    jsonrpc: '2.0',
-    method: PROGRESS_METHOD,
-    params: { progressToken, progress, total, message },
-  };
-}
 
 function parseArgs(argv) {
   const options = {};
@@ -121,13 +79,11 @@ function startRawServer(options = {}) {
   }
 
   const pending = new Set();
-  const awaitingPing = new Map();
-  let pingSeq = 0;
-  let inputEnded = false;
 
   const write = (text) => {
     stdout.write(text);
   };
+  const pace = pacer(gapOption, write, stderr);
 
   function respond(id, result) {
     write(line({ jsonrpc: '2.0', id, result }));
@@ -135,89 +91,6 @@ function startRawServer(options = {}) {
 
   function respondError(id, code, message) {
     write(line({ jsonrpc: '2.0', id, error: { code, message } }));
-  }
-
-  // Server -> client ping; resolves once the client has answered, i.e. once
-  // it has read (and dispatched) everything written before the ping. A
-  // client that never answers only slows us down (warning on stderr).
-  function pingClient() {
-    const id = `raw-server-ping-${++pingSeq}`;
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        if (!awaitingPing.delete(id)) return;
-        stderr.write(`raw-server: no answer to ping ${id} after ${PING_TIMEOUT_MS} ms; continuing\n`);
-        resolve();
-      }, PING_TIMEOUT_MS);
-      awaitingPing.set(id, () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      write(line({ jsonrpc: '2.0', id, method: 'ping' }));
-    });
-  }
-
-  // The pause between two separate writes.
-  function gap() {
-    if (gapOption === 'immediate') return immediate();
-    if (gapOption === 'ping') return inputEnded ? immediate() : pingClient();
-    return sleep(gapOption);
-  }
-
-  async function callProgressTool(request) {
-    const { id, params = {} } = request;
-    const token = params._meta?.progressToken;
-    const argCount = params.arguments?.count;
-    const count = Number.isInteger(argCount) && argCount >= 0 ? argCount : defaultCount;
-    const response = line({
-      jsonrpc: '2.0',
-      id,
-      result: { content: [{ type: 'text', text: 'done' }] },
-    });
-    // No progressToken: no progress, just the result.
-    if (token === undefined || token === null) {
-      write(response);
-      return;
-    }
-    const notes = [];
-    for (let i = 1; i <= count; i++) {
-      notes.push(line(progressNotification(token, i, count, `step ${i}`)));
-    }
-
-    switch (mode) {
-      case 'separate':
-      case 'never-issued':
-        for (const note of notes) {
-          write(note);
-          await gap();
-        }
-        if (mode === 'never-issued') {
-          write(line(progressNotification(FABRICATED_TOKEN, 1, 1, 'never issued')));
-          await gap();
-        }
-        write(response);
-        break;
-      case 'last-with-response': {
-        const last = notes.pop();
-        for (const note of notes) {
-          write(note);
-          await gap();
-        }
-        write((last ?? '') + response);
-        break;
-      }
-      case 'all-in-one':
-        write(notes.join('') + response);
-        break;
-      case 'terminal-after-result':
-        for (const note of notes) {
-          write(note);
-          await gap();
-        }
-        write(response);
-        await gap();
-        write(line(progressNotification(token, count + 1, count, 'terminal')));
-        break;
-    }
   }
 
   function handleRequest(request) {
@@ -246,7 +119,7 @@ function startRawServer(options = {}) {
           respondError(id, -32602, `Unknown tool: ${params.name}`);
           return;
         }
-        const task = callProgressTool(request).catch((error) => {
+        const task = callProgressTool(request, { mode, defaultCount, write, gap: pace.gap }).catch((error) => {
           respondError(id, -32603, String(error?.message ?? error));
         });
         pending.add(task);
@@ -269,12 +142,7 @@ function startRawServer(options = {}) {
       return;
     }
     // Responses to our own pings (gap=ping).
-    if (message.method === undefined && awaitingPing.has(message.id)) {
-      const resolve = awaitingPing.get(message.id);
-      awaitingPing.delete(message.id);
-      resolve();
-      return;
-    }
+    if (pace.answered(message)) return;
     // Notifications (notifications/initialized, notifications/cancelled, ...)
     // and other responses are ignored.
   }
@@ -301,9 +169,7 @@ function startRawServer(options = {}) {
       finished = true;
       stdin.off('data', onData);
       // Nobody can answer a ping any more; let paced writers continue.
-      inputEnded = true;
-      for (const resolve of awaitingPing.values()) resolve();
-      awaitingPing.clear();
+      pace.endInput();
       await Promise.allSettled([...pending]);
       resolve();
     };
