@@ -5,4 +5,5 @@
 // Jest injects `jest` into the scope of each module it runs; its sandbox
 // hides what tests load from Node's loader hooks (see lib/register/sandboxed.cjs).
 const underJest = typeof jest !== 'undefined';
-require('../lib/register/sandboxed.cjs').register(module, underJest);
+// A Node line register cannot run on (run puts it into every Node process a host starts): stock, one line.
+if (require('../lib/register/gate.cjs').mayRun('require')) require('../lib/register/sandboxed.cjs').register(module, underJest);

@@ -184,7 +184,30 @@ function stripLikeSchema(message, sdk) {
   return message;
 }
 
+/**
+ * Where a client transport keeps what it spawns its server with ({ command,
+ * args, env, ... }): an own data property of the instance in every release.
+ */
+const SERVER_PARAMS = '_serverParams';
+
+/** The SDK's DEFAULT_INHERITED_ENV_VARS: what a server is given when the host gives no `env`. */
+const DEFAULT_INHERITED_ENV_VARS = process.platform === 'win32'
+  ? ['APPDATA', 'HOMEDRIVE', 'HOMEPATH', 'LOCALAPPDATA', 'PATH', 'PROCESSOR_ARCHITECTURE', 'SYSTEMDRIVE', 'SYSTEMROOT', 'TEMP', 'USERNAME', 'USERPROFILE', 'PROGRAMFILES']
+  : ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER'];
+
+/** The SDK's getDefaultEnvironment() of `env`: the inherited variables, shell functions left out. */
+function defaultEnvironment(env) {
+  const out = {};
+  for (const key of DEFAULT_INHERITED_ENV_VARS) {
+    const value = env[key];
+    if (value !== undefined && !value.startsWith('()')) out[key] = value;
+  }
+  return out;
+}
+
 module.exports = {
+  SERVER_PARAMS,
+  defaultEnvironment,
   DEFAULT_MAX_BUFFER_SIZE,
   readBufferOverflow,
   whyNotStdioTransport,

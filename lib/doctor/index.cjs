@@ -11,6 +11,8 @@ const { spawn } = require('node:child_process');
 const { findSdkCopies, findBundledCopies } = require('../discover/discover.cjs');
 const { findCompiledExecutables } = require('../discover/executables.cjs');
 const { LOAD_FAILED } = require('../native/load-error.cjs');
+const { bunWayInWords } = require('../run/rule.cjs');
+const { FIX } = require('../warnings/warnings.cjs');
 
 const PROBE = path.join(__dirname, 'probe.cjs');
 const SELF = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'));
@@ -180,19 +182,8 @@ function bundledRow(copy) {
 }
 
 
-/** What the developers of a compiled executable can do: build the fix in. */
-const BUILD_IT_IN =
-  'Its developers can build the fix in: bundle with the mcp-ordered-dispatch bundler plugin (mcp-ordered-dispatch/bun for ' +
-  '`bun build --compile`; /esbuild, /rollup, /vite or /webpack before packing a Node single-executable application), which ' +
-  'patches the SDK classes at build time and carries the addon into the executable (docs/build-it-in.md in the ' +
-  'mcp-ordered-dispatch repository).';
-
-/** How the launcher reaches a Bun-compiled executable: the variable its preload goes through, and why. */
-function bunWay(exe) {
-  return exe.blocksBunOptions
-    ? 'its built-in arguments end with `--`, so Bun ignores BUN_OPTIONS for it: `run` preloads register through BUN_INSPECT_PRELOAD'
-    : '`run` preloads register through BUN_OPTIONS';
-}
+/** What the developers of a compiled executable can do: build the fix in (the sentence `run` ends its own line with). */
+const BUILD_IT_IN = `For its developers, ${FIX.BUILD_IT_IN}.`;
 
 /** A compiled executable's row: the SDK inside it, whether and how the fix reaches it at run time, and what its developers can do. */
 function compiledRow(exe) {
@@ -210,7 +201,7 @@ function compiledRow(exe) {
       verdict: BY_RUN,
       run: `npx mcp-ordered-dispatch run -- ${command}`,
       why: `${exe.file} is a Bun-compiled executable (${size}) that carries the SDK's Protocol. Started as \`npx mcp-ordered-dispatch run -- ${command} ...\`, ` +
-        `the fix reaches it at run time (${bunWay(exe)}; its SDK chunks are patched as they load); started directly, it runs stock. ${notChecked}`,
+        `the fix reaches it at run time (${bunWayInWords(exe)}; its SDK chunks are patched as they load); started directly, it runs stock. ${notChecked}`,
     };
   }
   if (exe.kind === 'node-sea') {

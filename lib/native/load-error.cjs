@@ -4,8 +4,8 @@
 
 const platform = require('./platform.cjs');
 
-/** NativeAddonError's code: what callers test to tell a missing addon from any other error. */
-const LOAD_FAILED = 'MCP_ORDERED_DISPATCH_LOAD_FAILED';
+/** NativeAddonError's code: what callers test to tell a missing addon from any other error (the warning's code too). */
+const LOAD_FAILED = require('../warnings/warnings.cjs').WARNINGS.LOAD_FAILED.code;
 
 /**
  * What `install()`, `patchProtocol()` and `register` report when no native

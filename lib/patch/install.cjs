@@ -10,18 +10,15 @@ const native = require('../native/addon.cjs');
 const { protocolExportOf } = require('../adapters/modules.cjs');
 const path = require('node:path');
 
-const NO_SDK = 'MCP_ORDERED_DISPATCH_NO_SDK';
-let warnedNoCopy = false;
 
 /** install() found nothing to patch: say where it looked and what reaches a copy it cannot see (once per process). */
 function warnNoCopy(searched) {
-  if (warnedNoCopy) return;
-  warnedNoCopy = true;
-  process.emitWarning(
+  require('../warnings/warnings.cjs').warn(
+    'NO_SDK',
     `mcp-ordered-dispatch: install() found no MCP SDK copy to patch. It looked for the SDK's packages (and npm aliases and forks of them) in the node_modules directories that ${searched.join(', ')} resolve from, and in every package beneath them` +
       `${process.versions.deno === undefined ? '' : `, and in Deno's npm cache ${denoNpmCache()}`}. ` +
       'An SDK loaded from anywhere else (a bundle, a copy outside node_modules) stays stock: call patchProtocol() on the Protocol class the application imports, or load it under `--import mcp-ordered-dispatch/register`; install({ paths: [...] }) adds places to look.',
-    { type: 'NoSdkWarning', code: NO_SDK },
+    'once',
   );
 }
 
@@ -84,6 +81,8 @@ function install(options = {}) {
   const framed = stdio.applyStdioPlan(transports.plan, { strict: options.strict === true, offThread: options.offThread });
   unpatchers.push(framed.unpatch);
   const framing = framed.patched.map(({ transport, sdk, ...source }) => ({ ...source, transport, generation: sdk }));
+  // What `run` put in the environment is for this process's MCP servers only (framed transports put it back).
+  if (patched.length > 0 && framed.patched.length > 0) require('./fix-env.cjs').takeOutOnce();
   const searched = [...new Set(bases.map((base) => path.resolve(base)))];
   if (plan.length + fixedUpstream.length === 0) warnNoCopy(searched);
   let installed = true;

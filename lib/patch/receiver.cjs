@@ -32,12 +32,15 @@ function createClassReceiver({ framing = true, offThread, sourceOf } = {}) {
       const { warnUnsupported } = require('./records.cjs');
       const describe = sourceOf ?? require('../discover/package-of.cjs').sourceOfFile;
       require('../native/addon.cjs').load(); // the addon loads lazily: a NativeAddonError surfaces here
+      // An MCP host or server from here on: what `run` put in the environment is for its servers only.
+      // Without framing no transport puts it back, so it stays.
+      if (framing) require('./fix-env.cjs').takeOutOnce();
       machinery = { patchProtocol, isPatched, sourceOf: describe, patchStdioExports, patchStdioTransport, isStdioPatched, warnUnsupported };
     } catch (error) {
       const { LOAD_FAILED } = require('../native/load-error.cjs');
       if (error?.code !== LOAD_FAILED) throw error;
       machinery = null;
-      process.emitWarning(error.message, { type: 'NativeAddonWarning', code: LOAD_FAILED });
+      require('../warnings/warnings.cjs').warn('LOAD_FAILED', error.message);
     }
     return machinery;
   }

@@ -59,7 +59,7 @@ function replaceMethods(proto, key, methods, fields = {}) {
  */
 function warnUnsupported(error) {
   if (error?.name !== 'UnsupportedSdkError') throw error;
-  process.emitWarning(`${error.message} It runs unpatched.`, { type: 'UnsupportedSdkWarning', code: 'MCP_ORDERED_DISPATCH_UNSUPPORTED' });
+  require('../warnings/warnings.cjs').warn('UNSUPPORTED', `${error.message} It runs unpatched.`);
 }
 
 module.exports = { UnsupportedSdkError, describeSource, patchRecordOf, replaceMethods, warnUnsupported };

@@ -15,6 +15,7 @@
 // that loads the SDK and never starts a stdio transport does not pay for
 // them.
 
+const { withFixForServer } = require('./fix-env.cjs');
 const native = require('../native/addon.cjs');
 const { UnsupportedSdkError, describeSource, patchRecordOf, replaceMethods, warnUnsupported } = require('./records.cjs');
 const { sourceOfFile } = require('../discover/package-of.cjs');
@@ -139,7 +140,7 @@ function patchStdioTransport(Transport, options = {}) {
   const originalStart = Transport.prototype.start;
   const start = function start(...args) {
     useNativeReadBuffer(this, record);
-    return originalStart.apply(this, args);
+    return withFixForServer(this, () => originalStart.apply(this, args));
   };
   // The off-thread reader unless offThread is false (lib/stdio/thread-read-buffer.cjs);
   // it also patches close(), which delivers what the worker holds first.

@@ -166,8 +166,6 @@ function wrapCompile() {
   };
 }
 
-const NO_HOOKS = 'MCP_ORDERED_DISPATCH_NO_HOOKS';
-
 /** This runtime, as a warning names it. */
 function runtimeName() {
   if (process.versions.bun !== undefined) return `Bun ${process.versions.bun}`;
@@ -184,11 +182,8 @@ function warnNoHooks(why, esmOnly = false) {
   const left = esmOnly
     ? 'every MCP SDK copy loaded as an ES module stays stock (CommonJS ones are still patched)'
     : 'it patches nothing and every MCP SDK copy stays stock';
-  process.emitWarning(
-    `mcp-ordered-dispatch/register cannot hook ${reach} in ${runtimeName()} (${why}), so ${left}. ` +
-      "Patch in code instead: call install() from 'mcp-ordered-dispatch' before the application connects, or patchProtocol() on the Protocol class it imports.",
-    { type: 'RegisterWarning', code: NO_HOOKS },
-  );
+  const { warn, FIX } = require('../warnings/warnings.cjs');
+  warn('NO_HOOKS', `mcp-ordered-dispatch/register cannot hook ${reach} in ${runtimeName()} (${why}), so ${left}. ${FIX.PATCH_IN_CODE}`);
 }
 
 /**

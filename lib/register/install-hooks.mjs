@@ -12,8 +12,10 @@
 // process.getBuiltinModule() (Node 20.16+, 22.3+), not imported: an `import`
 // of a built-in builds an ES module facade for it, which measurably costs
 // every process `register` starts in. register.cjs (`--require`) and
-// lib/register/sandboxed.cjs load it with require(esm).
-const Module = process.getBuiltinModule('node:module');
+// lib/register/sandboxed.cjs load it with require(esm). On a Node line
+// without getBuiltinModule() it installs nothing: lib/register/gate.cjs says
+// so in one line, and the process runs stock.
+const Module = process.getBuiltinModule?.('node:module');
 
 /** The global a Vitest worker that runs tests sets (lib/register/sandboxed.cjs reads its pool from it). */
 export const VITEST_WORKER = '__vitest_worker__';
@@ -51,10 +53,12 @@ function denoMayReadOwnFiles() {
     return true;
   }
   if (state === undefined || state === 'granted') return true;
+  // The warnings room is this package's own file too, which Deno will not let it read: its words, not its code.
+  const [code, type] = ['MCP_ORDERED_DISPATCH_NO_READ', 'RegisterWarning'];
   process.emitWarning(
     `mcp-ordered-dispatch/register cannot read its own files (${own}) in Deno: read access is not granted (${state}), ` +
       'so it patches nothing and every MCP SDK copy stays stock. Run deno with --allow-read and --allow-ffi (the native addon), or -A.',
-    { type: 'RegisterWarning', code: 'MCP_ORDERED_DISPATCH_NO_READ' },
+    { type, code },
   );
   return false;
 }
@@ -63,6 +67,11 @@ function denoMayReadOwnFiles() {
 export function installHooks() {
   if (installed) return;
   installed = true;
+  if (Module === undefined) {
+    // Too old a Node for register: the gate, loaded by import() (nothing here can require() yet), says so.
+    import('./gate.cjs').then((gate) => gate.mayRun('import'), () => {});
+    return;
+  }
   // Bun has neither registerHooks() nor a working module.register(), and
   // calls no Module._load: lib/register/bun.cjs goes in the ways Bun offers.
   if (process.versions.bun !== undefined) {

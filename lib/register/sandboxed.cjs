@@ -61,9 +61,9 @@ function patchCjsCopiesNow(load = require) {
 }
 
 function warnNotLoaded(copy, error) {
-  process.emitWarning(
+  require('../warnings/warnings.cjs').warn(
+    'UNSUPPORTED',
     `mcp-ordered-dispatch: could not load ${require('../patch/records.cjs').describeSource(copy)} to patch it: ${error?.message ?? error}`,
-    { type: 'UnsupportedSdkWarning', code: 'MCP_ORDERED_DISPATCH_UNSUPPORTED' },
   );
 }
 
@@ -155,10 +155,10 @@ function exportPatcher(mod, patch, where, what) {
   };
   const timer = setTimeout(() => {
     if (called) return;
-    process.emitWarning(
+    require('../warnings/warnings.cjs').warn(
+      'UNSUPPORTED_SETUP',
       `mcp-ordered-dispatch: register was loaded under ${where} other than as the setup file itself, so ${what} ` +
         `stay stock and progress can be lost. ${SUPPORTED_SETUPS}`,
-      { type: 'UnsupportedSetupWarning', code: 'MCP_ORDERED_DISPATCH_UNSUPPORTED_SETUP' },
     );
   }, 0);
   timer.unref?.();

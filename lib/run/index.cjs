@@ -3,25 +3,19 @@
 // applied, whatever COMMAND is, and pass everything else through untouched
 // (stdio inherited, so the TTY too; the exit code; the signal it died of).
 //
-// What reaches what (lib/run/plan.cjs decides it from the command's file):
-//   - every Node process started: `--import <register.mjs>` appended to
-//     NODE_OPTIONS (a Node script or npm bin, `node` itself, and the Node
-//     processes they start);
-//   - every Bun process started, a Bun-compiled executable included:
-//     `--preload <register.mjs>` appended to BUN_OPTIONS; a Bun-compiled
-//     executable whose built-in arguments end with `--` ignores BUN_OPTIONS,
-//     and gets it through BUN_INSPECT_PRELOAD instead;
-//   - `deno run` (and `deno serve`, `deno test`, `deno <file>`): `--preload`
-//     inserted into its arguments, with the permissions register needs;
-//   - a Node single executable application: nothing at run time reaches the
-//     SDK inside it (its main script passes no hook); one line on stderr says
-//     so and names what would, and it runs unchanged.
-// A preload the user already set stays, before ours. Each variable takes
-// register once: a `run` inside `run` adds nothing.
+// What reaches what is lib/run/rule.cjs's table, which lib/run/plan.cjs
+// applies to the command's file: every Node and Bun process started gets
+// register through NODE_OPTIONS and BUN_OPTIONS (a Bun-compiled executable
+// that reads no BUN_OPTIONS, through BUN_INSPECT_PRELOAD), `deno run` through
+// its arguments, and a Node single executable application nothing (one line
+// on stderr says so). The host takes them out of its own environment once
+// register has patched its SDK, and puts them back only for the MCP servers
+// it starts (lib/patch/fix-env.cjs): the commands it runs for its user get
+// the user's environment. A preload the user already set stays, before ours.
 
 const fs = require('node:fs');
 const { spawn } = require('node:child_process');
-const { plan, resolveCommand, startsByExec } = require('./plan.cjs');
+const { plan, startsByExec } = require('./plan.cjs');
 
 const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 // Signals Node ignores: an ignored disposition survives execve(), a caught one is reset to the default.
@@ -43,10 +37,9 @@ function say(line) {
 function run(argv, { env = process.env, cwd = process.cwd(), exec = typeof process.execve === 'function' && process.platform !== 'win32' } = {}) {
   const args = argv[0] === '--' ? argv.slice(1) : argv;
   if (args.length === 0) throw new Error('run needs a command: mcp-ordered-dispatch run -- COMMAND [ARGS...]');
-  const { command, commandArgs, childEnv, notice } = plan(args[0], args.slice(1), { env, cwd });
+  const { command, commandArgs, childEnv, notice, file, compiled } = plan(args[0], args.slice(1), { env, cwd });
   if (notice !== undefined) say(notice);
-  const file = exec && cwd === process.cwd() ? resolveCommand(command, childEnv, cwd) : undefined;
-  if (file !== undefined && startsByExec(file)) {
+  if (exec && cwd === process.cwd() && file !== undefined && startsByExec(file, compiled)) {
     for (const signal of IGNORED_BY_NODE) process.on(signal, () => {});
     try {
       process.execve(file, [command, ...commandArgs], childEnv);
@@ -55,7 +48,7 @@ function run(argv, { env = process.env, cwd = process.cwd(), exec = typeof proce
     }
   }
   return new Promise((resolve) => {
-    const child = spawn(command, commandArgs, { stdio: 'inherit', env: childEnv, cwd });
+    const child = spawn(...spawnArgs(command, commandArgs, file), { stdio: 'inherit', env: childEnv, cwd, windowsVerbatimArguments: batchFile(file) });
     // A terminal's Ctrl-C and hang-up go to its whole foreground process
     // group, the child included: forwarded then, they would arrive twice.
     // With a terminal on stdin they are left to the terminal; SIGTERM (and
@@ -81,6 +74,18 @@ function run(argv, { env = process.env, cwd = process.cwd(), exec = typeof proce
     });
     child.once('exit', (code, signal) => done(signal ? { signal } : { code }));
   });
+}
+
+/** Whether `file` is a Windows batch file (one that is not npm's shim, which plan() reads through), which only cmd.exe runs. */
+function batchFile(file) {
+  return process.platform === 'win32' && file !== undefined && /\.(cmd|bat)$/i.test(file);
+}
+
+/** spawn()'s command and arguments: a batch file through cmd.exe, each argument quoted as cmd.exe reads it. */
+function spawnArgs(command, commandArgs, file) {
+  if (!batchFile(file)) return [command, commandArgs];
+  const quoted = [file, ...commandArgs].map((arg) => `"${String(arg).replace(/"/g, '""')}"`).join(' ');
+  return [process.env.ComSpec ?? 'cmd.exe', ['/d', '/s', '/c', `"${quoted}"`]];
 }
 
 /** End this process as the child ended: the same exit code, or death by the same signal. */

@@ -1,30 +1,31 @@
 'use strict';
 // What `mcp-ordered-dispatch run` runs, and with what environment: the
-// command found as a shell finds it (PATH), looked at without running it
+// command found as a shell finds it (PATH; an npm shim on Windows read
+// through to its target, lib/run/shims.cjs), looked at without running it
 // (lib/discover/compiled.cjs for executables, the `#!` line for scripts),
-// and register's entry resolved through this package's own exports, as an
-// absolute path (or file: URL), so it works from any working directory and
-// from a global install.
+// the rule of lib/run/rule.cjs applied to what was found, and register's
+// entries resolved through this package's own exports, as absolute paths,
+// so it works from any working directory and from a global install.
 
 const fs = require('node:fs');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 const { compiledKindOf } = require('../discover/compiled.cjs');
+const { PACKAGE_NAME: PACKAGE } = require('../shape/globals.cjs');
+const { FIX } = require('../warnings/warnings.cjs');
+const rule = require('./rule.cjs');
+const { shimTarget } = require('./shims.cjs');
 
-const PACKAGE = 'mcp-ordered-dispatch';
 const WINDOWS = process.platform === 'win32';
 /** Deno's subcommands that run a module (and take --preload), and its flags that grant every permission. */
 const DENO_RUNNERS = new Set(['run', 'serve', 'test', 'bench']);
 const DENO_ALL = new Set(['-A', '--allow-all']);
-/** What reaches a Node single executable application: building the fix in (named in the one line run prints). */
-const BUILD_IT_IN = 'only building the fix in reaches it: the bundler plugin (mcp-ordered-dispatch/esbuild, /rollup, /vite or /webpack before the SEA is packed; docs/build-it-in.md)';
-
-/** A conditional export's target for an ES module importer on Node: the first of import, node, default that leads to a path. */
-function importTarget(target) {
+/** A conditional export's target on Node for `first` ('import' or 'require'): the first of it, node, default that leads to a path. */
+function exportTarget(target, first = 'import') {
   if (typeof target === 'string') return target;
   if (target === null || typeof target !== 'object') return undefined;
-  for (const condition of ['import', 'node', 'default']) {
-    const found = importTarget(target[condition]);
+  for (const condition of [first, 'node', 'default']) {
+    const found = exportTarget(target[condition], first);
     if (found !== undefined) return found;
   }
   return undefined;
@@ -32,17 +33,20 @@ function importTarget(target) {
 
 let entries;
 /**
- * register's entry, through this package's exports (`mcp-ordered-dispatch/register`
- * as `import` resolves it): { file, url, root (the package's directory) }.
+ * register's entries, through this package's exports (`mcp-ordered-dispatch/register`
+ * as `import` and `require` resolve it): { file (the ES module, Bun's and
+ * Deno's preload), url, cjs (Node's `--require`), root (the package's directory) }.
  */
 function registerEntry() {
   if (entries !== undefined) return entries;
   const manifestFile = require.resolve(`${PACKAGE}/package.json`);
   const root = path.dirname(manifestFile);
-  const target = importTarget(JSON.parse(fs.readFileSync(manifestFile, 'utf8')).exports?.['./register']);
-  if (target === undefined) throw new Error(`${manifestFile} exports no ./register entry for import: reinstall ${PACKAGE}`);
-  const file = path.resolve(root, target);
-  entries = { file, url: pathToFileURL(file).href, root };
+  const exported = JSON.parse(fs.readFileSync(manifestFile, 'utf8')).exports?.['./register'];
+  const esm = exportTarget(exported, 'import');
+  const cjs = exportTarget(exported, 'require');
+  if (esm === undefined || cjs === undefined) throw new Error(`${manifestFile} exports no ./register entry for import and require: reinstall ${PACKAGE}`);
+  const file = path.resolve(root, esm);
+  entries = { file, url: pathToFileURL(file).href, cjs: path.resolve(root, cjs), root };
   return entries;
 }
 
@@ -65,19 +69,14 @@ function resolveCommand(command, env, cwd) {
   return undefined;
 }
 
-/** A script's `#!` line as [interpreter, ...args] (through `env [-S] [NAME=value...]`), or undefined. */
-function shebangOf(file) {
+/** A script's `#!` line as its words (the interpreter first), or undefined. */
+function shebangWordsOf(file) {
   let fd;
   try {
     fd = fs.openSync(file, 'r');
     const head = Buffer.alloc(512);
     const text = head.subarray(0, fs.readSync(fd, head, 0, head.length, 0)).toString('utf8');
-    if (!text.startsWith('#!')) return undefined;
-    const words = text.slice(2).split(/\r?\n/)[0].trim().split(/\s+/);
-    if (path.basename(words[0]) !== 'env') return words;
-    let i = 1;
-    while (i < words.length && (words[i].startsWith('-') || words[i].includes('='))) i++;
-    return words.slice(i);
+    return text.startsWith('#!') ? text.slice(2).split(/\r?\n/)[0].trim().split(/\s+/) : undefined;
   } catch {
     return undefined;
   } finally {
@@ -85,25 +84,26 @@ function shebangOf(file) {
   }
 }
 
+/** A script's `#!` line as [interpreter, ...args], read through `env [-S] [NAME=value...]`, or undefined. */
+function shebangOf(file) {
+  const words = shebangWordsOf(file);
+  if (words === undefined || path.basename(words[0]) !== 'env') return words;
+  let i = 1;
+  while (i < words.length && (words[i].startsWith('-') || words[i].includes('='))) i++;
+  return words.slice(i);
+}
+
 /**
  * Whether execve() of `file` will start it (a failed process.execve() ends
  * the process): executable by us, and a native executable, or a script
  * whose `#!` interpreter is an executable file.
  */
-function startsByExec(file) {
+function startsByExec(file, compiled) {
   try {
     fs.accessSync(file, fs.constants.X_OK);
-    if (compiledKindOf(file, { sea: false }) !== undefined) return true;
-    const head = Buffer.alloc(512);
-    const fd = fs.openSync(file, 'r');
-    let text;
-    try {
-      text = head.subarray(0, fs.readSync(fd, head, 0, head.length, 0)).toString('utf8');
-    } finally {
-      fs.closeSync(fd);
-    }
-    if (!text.startsWith('#!')) return false;
-    const interpreter = text.slice(2).split(/\r?\n/)[0].trim().split(/\s+/)[0];
+    if (compiled !== undefined) return true;
+    const interpreter = shebangWordsOf(file)?.[0];
+    if (interpreter === undefined) return false;
     fs.accessSync(interpreter, fs.constants.X_OK);
     return fs.statSync(interpreter).isFile();
   } catch {
@@ -118,12 +118,6 @@ function runtimeOf(program) {
   if (name === 'bun' || name === 'bunx') return 'bun';
   if (name === 'deno') return 'deno';
   return undefined;
-}
-
-/** `options` (a space-separated option string) with `addition` appended, unless `already` says it holds it. */
-function appendOption(options, addition, already) {
-  if (options !== undefined && already(options)) return options;
-  return options === undefined || options.trim() === '' ? addition : `${options} ${addition}`;
 }
 
 /**
@@ -170,45 +164,51 @@ function denoArgs(args, register, cwd) {
 }
 
 /**
- * What to run for `command args` from `cwd` with `env`:
- * { command, commandArgs, childEnv, notice (one line for stderr, or undefined), kind }.
+ * `command` resolved as a shell would, an npm shim on Windows read through:
+ * { command, args (before the user's), file (what will run: undefined when
+ * not found) }.
  */
-function plan(command, args, { env = process.env, cwd = process.cwd() } = {}) {
-  const file = resolveCommand(command, env, cwd);
-  const compiled = file === undefined ? undefined : compiledKindOf(file);
-  if (compiled?.kind === 'node-sea') {
-    return { kind: 'node-sea', command, commandArgs: args, childEnv: env, notice: `${command} is a Node single executable application: nothing reaches the SDK inside it at run time, so it runs unchanged; ${BUILD_IT_IN}.` };
-  }
-  const register = registerEntry();
-  const childEnv = { ...env };
-  const hasOurs = (options) => options.includes(register.file) || options.includes(register.url) || options.includes(`${PACKAGE}/register`);
-  childEnv.NODE_OPTIONS = appendOption(env.NODE_OPTIONS, `--import=${register.url}`, hasOurs);
-  // BUN_OPTIONS splits on spaces and takes no quotes: a path with a space goes through BUN_INSPECT_PRELOAD.
-  const spaced = /\s/.test(register.file);
-  if (!spaced) childEnv.BUN_OPTIONS = appendOption(env.BUN_OPTIONS, `--preload ${register.file}`, hasOurs);
-  let kind = compiled?.kind ?? 'other';
-  if ((compiled?.kind === 'bun' && compiled.blocksBunOptions) || spaced) {
-    const theirs = env.BUN_INSPECT_PRELOAD;
-    if (theirs === undefined || theirs === '') childEnv.BUN_INSPECT_PRELOAD = register.file;
-    else if (!hasOurs(theirs)) childEnv.BUN_INSPECT_PRELOAD = chainedPreload(path.resolve(cwd, theirs), register.file);
-    if (compiled?.kind === 'bun') kind = 'bun-inspect-preload';
-  }
-  if (compiled?.kind === 'native' || compiled === undefined) {
-    // A runtime by name, or a script by its `#!` line.
-    const interpreter = compiled === undefined && file !== undefined ? shebangOf(file) : undefined;
-    const runtime = runtimeOf(interpreter?.[0] ?? command);
-    if (runtime !== undefined) kind = runtime;
-    if (runtime === 'deno') {
-      if (interpreter === undefined) {
-        const { args: denoArgv, notice } = denoArgs(args, register, cwd);
-        return { kind, command, commandArgs: denoArgv, childEnv, notice };
-      }
-      // `#!/usr/bin/env -S deno run ...`: run as the kernel would, with ours inserted.
-      const { args: denoArgv, notice } = denoArgs([...interpreter.slice(1), file, ...args], register, cwd);
-      return { kind, command: interpreter[0], commandArgs: denoArgv, childEnv, notice };
-    }
-  }
-  return { kind, command, commandArgs: args, childEnv, notice: undefined };
+function commandOf(command, env, cwd) {
+  let file = resolveCommand(command, env, cwd);
+  const shim = file === undefined ? undefined : shimTarget(file);
+  if (shim === undefined) return { command, args: [], file };
+  if (shim.program === shim.target) return { command: shim.target, args: [], file: shim.target };
+  file = path.isAbsolute(shim.program) ? shim.program : resolveCommand(shim.program, env, cwd);
+  return { command: shim.program, args: shim.args, file };
 }
 
-module.exports = { plan, registerEntry, resolveCommand, shebangOf, importTarget, startsByExec };
+/**
+ * What to run for `command args` from `cwd` with `env`: { command,
+ * commandArgs, childEnv, file (resolved: nothing resolves it again;
+ * undefined when not found), compiled (its kind, when a compiled
+ * executable), notice (one line for stderr, or undefined), kind }.
+ */
+function plan(command, args, { env = process.env, cwd = process.cwd() } = {}) {
+  const found = commandOf(command, env, cwd);
+  const { file } = found;
+  const compiled = file === undefined ? undefined : compiledKindOf(file);
+  // A runtime by name, or a script by its `#!` line (a native executable's name may still be a runtime's: `node`).
+  const interpreter = compiled === undefined && file !== undefined ? shebangOf(file) : undefined;
+  const runtime = compiled === undefined || compiled.kind === 'native' ? runtimeOf(interpreter?.[0] ?? found.command) : undefined;
+  const register = registerEntry();
+  const way = rule.wayIn({ compiled, runtime, spacedPath: /\s/.test(register.file) });
+  const base = { kind: way.kind, file, compiled, command: found.command, commandArgs: [...found.args, ...args] };
+  if (way.bailOut === 'NODE_SEA') {
+    return { ...base, childEnv: env, notice: `${command} is a Node single executable application: nothing reaches the SDK inside it at run time, so it runs unchanged; ${FIX.BUILD_IT_IN}.` };
+  }
+  const values = rule.carrierValues({ cjs: register.cjs, mjs: register.file });
+  const theirs = env.BUN_INSPECT_PRELOAD;
+  const chained = way.carriers.includes('BUN_INSPECT_PRELOAD') && theirs !== undefined && theirs !== '' && !rule.holdsRegister(theirs, { cjs: register.cjs, mjs: register.file })
+    ? chainedPreload(path.resolve(cwd, theirs), register.file)
+    : undefined;
+  const childEnv = rule.envWithFix(env, way.carriers, values, { entries: { cjs: register.cjs, mjs: register.file }, inspectPreload: chained });
+  if (way.denoPreload) {
+    // `deno ...`, or `#!/usr/bin/env -S deno run ...` run as the kernel would, with ours inserted.
+    const denoArgv = interpreter === undefined ? base.commandArgs : [...interpreter.slice(1), file, ...args];
+    const { args: withPreload, notice } = denoArgs(denoArgv, register, cwd);
+    return { ...base, command: interpreter === undefined ? found.command : interpreter[0], file: interpreter === undefined ? file : undefined, commandArgs: withPreload, childEnv, notice };
+  }
+  return { ...base, childEnv, notice: undefined };
+}
+
+module.exports = { plan, registerEntry, resolveCommand, shebangOf, exportTarget, startsByExec };

@@ -2,7 +2,8 @@
 // Every warning this package prints, in one room: each warning's code and
 // type, the fix sentences several warnings share (written once), warn() and
 // its once-per-key memory, and the text of the warning call a built output
-// makes (lib/plugin/outputs.cjs). A leaf: it requires nothing, so any file
+// makes (lib/plugin/outputs.cjs). A leaf: it requires nothing but Node's
+// built-ins, so any file
 // may load it, and only when it has something to say (register's start path
 // loads it only then). README.md's "Warnings" table names every code with
 // what to do (test/package/warnings.test.mjs checks it).
@@ -56,6 +57,24 @@ function warn(which, text, onceKey) {
 }
 
 /**
+ * Write warning `which` as exactly one line on stderr, once per process and
+ * code, where a process must otherwise stay byte for byte as stock (a
+ * runtime line register cannot run on): process.emitWarning() would add a
+ * second line. Honours --no-warnings and NODE_NO_WARNINGS=1 as Node does.
+ */
+function sayOnce(which, text) {
+  const { code } = WARNINGS[which];
+  if (said.has(code)) return;
+  said.add(code);
+  if (process.env.NODE_NO_WARNINGS === '1' || process.execArgv.includes('--no-warnings')) return;
+  try {
+    require('node:fs').writeSync(2, `${text} (${code})\n`);
+  } catch {
+    // No stderr to write to: nothing to say it on.
+  }
+}
+
+/**
  * The JavaScript of a statement that prints warning `which` with the text
  * `messageSource` (an expression) where a built output runs: it never throws,
  * also where no `process` is.
@@ -65,4 +84,4 @@ function warnSource(which, messageSource) {
   return `globalThis.process?.emitWarning?.(${messageSource},{type:${JSON.stringify(type)},code:${JSON.stringify(code)}})`;
 }
 
-module.exports = { WARNINGS, FIX, warn, warnSource };
+module.exports = { WARNINGS, FIX, warn, sayOnce, warnSource };

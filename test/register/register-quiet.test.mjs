@@ -148,7 +148,7 @@ test(`node ${process.version}: a process with register that never loads the SDK 
       // where Node has no registerHooks, to register module.register()'s hooks; where it has, to look at the
       // spy itself (every module takes the prefilter: an SDK copy may be bundled into any file).
       // Under --require, require(esm) caches lib/register/install-hooks.mjs too.
-      const expected = [...(flag === '--import' ? [] : ['register/install-hooks.mjs', 'register/sandboxed.cjs']), 'adapters/modules.cjs', 'register/hooks.cjs', 'shape/globals.cjs', 'shape/rewrite.cjs'].sort();
+      const expected = [...(flag === '--import' ? [] : ['register/gate.cjs', 'register/install-hooks.mjs', 'register/sandboxed.cjs']), 'adapters/modules.cjs', 'register/hooks.cjs', 'shape/globals.cjs', 'shape/rewrite.cjs'].sort();
       assert.deepEqual(JSON.parse(bare.stdout), expected, `${flag}: ${show(bare)}`);
       // Requires a module (not the SDK): the hooks' side loads to look at it, nothing heavier.
       const some = await runCommand(node, [flag, entry, '--import', spy, '-e', "require('node:util')"], { cwd: root, env: cleanEnv() });
@@ -192,11 +192,12 @@ test(`node ${process.version}: with register, loading the SDK loads the patcher 
   const files = JSON.parse(loaded.stdout);
   for (const needed of ['patch/protocol.cjs', 'native/addon.cjs', 'patch/transports.cjs', 'discover/package-of.cjs']) assert.ok(files.includes(needed), `${needed} loaded with the SDK: ${files}`);
   for (const later of ['stdio/read-buffer.cjs', 'stdio/thread-read-buffer.cjs', 'discover/discover.cjs']) assert.ok(!files.includes(later), `${later} not loaded before a transport starts: ${files}`);
-  // The SDK-load path's files (both generations' adapters here): 17 shared
-  // (the rewrite gates, lib/shape/rewrite.cjs and globals.cjs, and the
-  // loader's lib/native/platform.cjs and opened.cjs among them), one adapter
-  // each, and on registerHooks lines the in-thread ES module transform.
-  assert.ok(files.length <= (hasRegisterHooks ? 20 : 19), `${files.length} files of lib/ loaded with the SDK: ${files}`);
+  // The SDK-load path's files (both generations' adapters here): 19 shared
+  // (the rewrite gates, lib/shape/rewrite.cjs and globals.cjs, the loader's
+  // lib/native/platform.cjs and opened.cjs, and run's environment rule with
+  // lib/patch/fix-env.cjs among them), one adapter each, and on
+  // registerHooks lines the in-thread ES module transform.
+  assert.ok(files.length <= (hasRegisterHooks ? 22 : 21), `${files.length} files of lib/ loaded with the SDK: ${files}`);
   const started = await runCommand(node, argv, { cwd: root, env: cleanEnv({ START: '1' }) });
   assert.equal(started.code, 0, show(started));
   const after = JSON.parse(started.stdout);

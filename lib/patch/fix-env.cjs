@@ -1,0 +1,58 @@
+'use strict';
+// The fix goes where MCP goes, and nowhere else. A process `run` started
+// (or any process those inherit from) carries register in NODE_OPTIONS,
+// BUN_OPTIONS or BUN_INSPECT_PRELOAD, with the marker that says which values
+// are ours (lib/run/rule.cjs). Once register has patched an SDK class here,
+// this process is an MCP host or server: it takes ours out of its own
+// environment, so the commands it runs for its user (an agent's shell tool,
+// their builds and tests) get the environment the user had, and a patched
+// stdio client transport puts them back for the one process that should
+// have them, the MCP server it spawns. A process that never loads the SDK
+// (a wrapper: npx, a Node bin shim, a shell script's node) passes the
+// environment on as it got it, so the fix still reaches the host behind it.
+
+const rule = require('../run/rule.cjs');
+const stdio = require('../adapters/stdio.cjs');
+
+// undefined: not taken out (yet, or there was no marker); else the marker's vars.
+let taken;
+let checked = false;
+
+/** Take the fix's variables out of process.env, once, if `run` put them there. */
+function takeOutOnce() {
+  if (checked) return;
+  checked = true;
+  if (process.env[rule.MARKER] === undefined) return;
+  try {
+    taken = rule.takeFixOut(process.env);
+  } catch {
+    taken = undefined; // an environment that refuses changes: left as it is
+  }
+}
+
+/**
+ * Run `start` (the transport's original start(), which spawns its server in
+ * the same turn) with the fix's variables added to the environment the
+ * server gets: the host's `env` for it, or the SDK's default one. The
+ * transport's own parameters object is put back as soon as start() returns.
+ */
+function withFixForServer(transport, start) {
+  if (taken === undefined) return start();
+  let params;
+  try {
+    const own = Object.getOwnPropertyDescriptor(transport, stdio.SERVER_PARAMS);
+    params = own !== undefined && 'value' in own && own.writable ? own.value : undefined;
+  } catch {
+    params = undefined;
+  }
+  if (params === null || typeof params !== 'object') return start(); // a server transport, or one the host keeps its own way
+  const given = params.env !== null && typeof params.env === 'object' ? params.env : stdio.defaultEnvironment(process.env);
+  transport[stdio.SERVER_PARAMS] = { ...params, env: rule.envWithMarked(given, taken) };
+  try {
+    return start();
+  } finally {
+    transport[stdio.SERVER_PARAMS] = params;
+  }
+}
+
+module.exports = { takeOutOnce, withFixForServer };
