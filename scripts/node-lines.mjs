@@ -7,7 +7,7 @@
 // scripts/test-node-lines.mjs (`npm test`), the tests that start older Node
 // and Bun lines (test/run/), and bench/startup.mjs.
 //
-//   node scripts/node-lines.mjs            install what is missing, print the binaries
+//   node scripts/node-lines.mjs            install what is missing (every line, old ones too), print the binaries
 //
 // MCP_ORDERED_DISPATCH_NODE_LINES=22.23.5,26.12.1 picks other versions;
 // `off` picks none.
@@ -80,6 +80,21 @@ function ensurePackaged(pkg, member, bin, expected, log) {
   return bin;
 }
 
+/**
+ * The path of an installed binary, for a test: never fetched there (`npm
+ * test` installs every line first, with `node scripts/node-lines.mjs`), so a
+ * missing one fails the test that needs it, saying how to install it.
+ */
+function installed(bin, expected) {
+  if (fs.existsSync(bin) && versionOf(bin) === expected) return bin;
+  throw new Error(`${expected} is not installed at ${path.relative(ROOT, bin)}: run \`node scripts/node-lines.mjs\` (npm test runs it first)`);
+}
+
+/** Node `version`'s binary, installed before the tests ran. */
+export const installedNode = (version) => installed(binaryOf(version), `v${version}`);
+/** Bun `version`'s binary, installed before the tests ran. */
+export const installedBun = (version) => installed(bunBinaryOf(version), version);
+
 /** The path of Node `version`'s binary, installed first if it is not there yet. */
 export function ensureNode(version, log = (s) => process.stderr.write(s)) {
   return ensurePackaged(`node-${process.platform}-${process.arch}@${version}`, 'package/bin/node', binaryOf(version), `v${version}`, log);
@@ -91,5 +106,11 @@ export function ensureBun(version, log = (s) => process.stderr.write(s)) {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
-  for (const version of selectedLines()) console.log(`${version}\t${ensureNode(version)}`);
+  if (process.platform !== 'linux') {
+    console.log(`node-lines: nothing installed on ${process.platform} (the registry's Node and Bun packages are installed on Linux only)`);
+  } else {
+    // The lines the suites run on, and the older lines the tests start servers and commands on.
+    for (const version of new Set([...selectedLines(), ...OLD_LINES])) console.log(`node ${version}\t${ensureNode(version)}`);
+    for (const version of OLD_BUNS) console.log(`bun ${version}\t${ensureBun(version)}`);
+  }
 }

@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { bunBinary } from '../support/bundles.mjs';
 import { runCommand } from '../support/spawn-node.mjs';
-import { ensureNode } from '../../scripts/node-lines.mjs';
+import { installedNode } from '../../scripts/node-lines.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -88,8 +88,9 @@ before(async () => {
   assert.ok(fs.readFileSync(builtBundle, 'utf8').includes(`globalThis.${BUILT_GLOBAL}(`), 'the bundle carries the receiver call');
   builtExe = path.join(home, 'app-built');
   execFileSync(bun, ['build', '--compile', builtBundle, `--outfile=${builtExe}`], { cwd: home, stdio: 'pipe', timeout: 120_000 });
-  // The same app as a Node 24 single executable application.
-  const node24 = ensureNode('24.22.3');
+  // The same app as a Node 24 single executable application (off Linux, where the
+  // registry's Node packages are not installed, one of the job's own Node).
+  const node24 = process.platform === 'linux' ? installedNode('24.22.3') : process.execPath;
   await esbuild.build({ entryPoints: [path.join(home, 'app.mjs')], bundle: true, platform: 'node', format: 'cjs', outfile: path.join(home, 'sea.cjs'), logLevel: 'silent' });
   fs.writeFileSync(path.join(home, 'sea-config.json'), JSON.stringify({ main: 'sea.cjs', output: 'sea.blob', disableExperimentalSEAWarning: true }));
   execFileSync(node24, ['--experimental-sea-config', 'sea-config.json'], { cwd: home, stdio: 'pipe', timeout: 120_000 });

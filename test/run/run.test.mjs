@@ -34,7 +34,7 @@ import { fileURLToPath } from 'node:url';
 import { runCommand, show } from '../support/spawn-node.mjs';
 import { runReproChild } from '../support/run-repro.mjs';
 import { RUNTIMES } from '../support/runtimes.mjs';
-import { ensureNode } from '../../scripts/node-lines.mjs';
+import { installedNode } from '../../scripts/node-lines.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -64,7 +64,7 @@ function launch(command, args, { env = {}, cwd = dir, node = process.execPath } 
 
 // The launcher on this Node, and on a Node with process.execve() (Linux: from its npm package).
 const LAUNCHERS = [['this Node', () => process.execPath]];
-if (process.platform === 'linux' && typeof process.execve !== 'function') LAUNCHERS.push(['Node 24 (execve)', () => ensureNode('24.22.3')]);
+if (process.platform === 'linux' && typeof process.execve !== 'function') LAUNCHERS.push(['Node 24 (execve)', () => installedNode('24.22.3')]);
 
 for (const [label, nodeOf] of LAUNCHERS) {
   test(`${label}: the child's exit code passes through`, async () => {
@@ -106,7 +106,7 @@ for (const [label, nodeOf] of LAUNCHERS) {
 }
 
 test('a Node single executable application: one line on stderr names it and what would reach it; it runs unchanged, its output and exit code intact', { skip: process.platform !== 'linux' && 'the Node 24 binary is installed from its Linux package here' }, async () => {
-  const node24 = ensureNode('24.22.3');
+  const node24 = installedNode('24.22.3');
   const build = path.join(dir, 'sea');
   fs.mkdirSync(build);
   fs.writeFileSync(path.join(build, 'main.cjs'), "process.stdout.write('sea ' + process.argv.slice(2).join(' ') + ' ' + JSON.stringify(process.env.NODE_OPTIONS ?? null) + '\\n'); process.exitCode = 3;\n");
