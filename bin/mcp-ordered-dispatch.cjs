@@ -8,12 +8,11 @@
 
 const USAGE = `Usage:
   mcp-ordered-dispatch run [--] COMMAND [ARGS...]
-      Run COMMAND with the fix applied: a Node script or npm bin, node, bun,
-      deno, or a Bun-compiled executable (Claude Code, opencode, cline's CLI),
-      and the Node and Bun processes it starts (its stdio MCP servers).
-      Its exit code, signals, stdin, stdout, stderr and TTY pass through.
-      A Node single executable application runs unchanged, with one line
-      on stderr saying that only building the fix in reaches it.
+      Run COMMAND (a host: Claude Code, opencode, a Node or Bun script,
+      deno run) with the fix applied, and the MCP servers it starts; the
+      commands it runs for you get your own environment. Its exit code,
+      signals, stdin, stdout, stderr and TTY pass through. What reaches
+      what: docs/run.md.
   mcp-ordered-dispatch doctor [--cwd=DIR] [--json] [--pairs=N]
       List the MCP SDK copies the project in DIR (default: the working
       directory) resolves, say which mcp-ordered-dispatch can patch, and run
