@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 'use strict';
 // npx mcp-ordered-dispatch run -- COMMAND [ARGS...]
+// npx mcp-ordered-dispatch setup [--shell=SHELL] [--rc=FILE] HOST... | setup --undo
 // npx mcp-ordered-dispatch doctor [--cwd=DIR] [--json] [--pairs=N]
 // npx mcp-ordered-dispatch raw-server [--mode=M] [--progress=N] [--gap=G]
 // npx mcp-ordered-dispatch record --out FILE -- COMMAND [ARGS...]
@@ -13,6 +14,12 @@ const USAGE = `Usage:
       commands it runs for you get your own environment. Its exit code,
       signals, stdin, stdout, stderr and TTY pass through. What reaches
       what: docs/run.md.
+  mcp-ordered-dispatch setup [--shell=bash|zsh|fish|powershell] [--rc=FILE] HOST...
+      Keep the fix on for HOST (claude, opencode, ...) without typing run:
+      one block in the shell's startup file starts each HOST as run would,
+      and changes nothing for any other program. \`setup --undo\` takes the
+      block out, leaving the file as it was. \`setup --print-env HOST\`
+      prints the variables, for a host started outside a shell.
   mcp-ordered-dispatch doctor [--cwd=DIR] [--json] [--pairs=N]
       List the MCP SDK copies the project in DIR (default: the working
       directory) resolves, say which mcp-ordered-dispatch can patch, and run
@@ -69,6 +76,36 @@ async function doctorCommand(argv) {
   return result.exitCode;
 }
 
+const SETUP_OPTIONS = { shell: 'value', rc: 'value', undo: 'flag', 'print-env': 'flag', help: 'flag' };
+
+function setupCommand(argv) {
+  const hosts = argv.filter((a) => !a.startsWith('--'));
+  const flags = argv.filter((a) => a.startsWith('--'));
+  const options = parseOptions(flags, SETUP_OPTIONS);
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const setup = require('../lib/run/setup.cjs');
+  const shell = options.shell ?? setup.defaultShell();
+  const file = options.rc ?? setup.rcFileOf(shell);
+  if (options.undo) {
+    const removed = setup.undo({ shell, file });
+    process.stdout.write(removed ? `mcp-ordered-dispatch: setup's block taken out of ${file}; open a new shell.\n` : `mcp-ordered-dispatch: ${file} has no setup block; nothing changed.\n`);
+    return 0;
+  }
+  const { plan, registerEntry } = require('../lib/run/plan.cjs');
+  if (options['print-env']) {
+    if (hosts.length !== 1) throw new Error('setup --print-env takes one host');
+    process.stdout.write(setup.envLines(plan(hosts[0], [])));
+    return 0;
+  }
+  const { hosts: done } = setup.setup({ hosts, shell, file, plan: (name) => plan(name, []), guard: registerEntry().file });
+  process.stdout.write(`mcp-ordered-dispatch: ${done.join(', ')}: each starts with the fix in every new ${shell} (a function in ${file}); ` +
+    'nothing else changes. Undo: mcp-ordered-dispatch setup --undo. A host started outside a shell (an editor extension): docs/run.md#on-for-good.\n');
+  return 0;
+}
+
 async function main(argv) {
   const [command, ...rest] = argv;
   switch (command) {
@@ -84,6 +121,8 @@ async function main(argv) {
     }
     case 'doctor':
       return doctorCommand(rest);
+    case 'setup':
+      return setupCommand(rest);
     case 'raw-server':
       await require('../lib/testing/raw-server.cjs').main(rest);
       return undefined;
