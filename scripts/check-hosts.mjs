@@ -18,6 +18,10 @@
 //
 //   npm run check:hosts                 install what is missing, check each host
 //   npm run check:hosts -- claude       only the hosts named
+//   npm run check:hosts -- --newest     the registry's newest releases instead of the pinned ones:
+//                                       each host, and the SDK (1.x, 2.x) under register on this
+//                                       Node and on the newest Bun; one line per host and version
+//                                       at the end (the weekly canary workflow runs it)
 //
 // Claude Code also makes one real tool call: `claude -p` against a fake
 // Anthropic Messages API on 127.0.0.1 (this script's, ANTHROPIC_BASE_URL)
@@ -406,19 +410,101 @@ function checkForeign() {
   return ok;
 }
 
-async function main(names) {
+/** The registry's newest version of `spec` (a name, or name@range). */
+function newestOf(spec) {
+  const r = spawnSync('npm', ['view', spec, 'version', '--json'], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`npm view ${spec} failed: ${r.stderr}`);
+  const parsed = JSON.parse(r.stdout);
+  return Array.isArray(parsed) ? parsed[parsed.length - 1] : parsed;
+}
+
+/** A client app of `client`/`stdio` (module specifiers) against the raw server (all in one write): prints { received, expected, onerrors }. */
+const CANARY_APP = (client, stdio) => `import { Client } from ${JSON.stringify(client)};
+import { StdioClientTransport } from ${JSON.stringify(stdio)};
+const c = new Client({ name: 'canary', version: '1.0.0' });
+let onerrors = 0;
+c.onerror = () => onerrors++;
+await c.connect(new StdioClientTransport({ command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(RAW_SERVER)}, '--mode=all-in-one', '--progress=3'] }));
+const seen = new Set();
+await c.callTool({ name: 'progress', arguments: {} }, undefined, { onprogress: (p) => seen.add(p.progress) });
+await c.close();
+console.log(JSON.stringify({ received: seen.size, expected: 3, onerrors }));
+`;
+
+/**
+ * The newest SDK releases (1.x, 2.x) and the newest Bun: the client app
+ * stock and under register, on this Node and on that Bun. Lines like
+ * [ok, what, version, detail].
+ */
+function canarySdkAndBun() {
+  const dir = path.join(ROOT, '.cache', 'canary');
+  fs.mkdirSync(dir, { recursive: true });
+  const sdks = [
+    { what: '@modelcontextprotocol/sdk', version: newestOf('@modelcontextprotocol/sdk'), client: '@modelcontextprotocol/sdk/client/index.js', stdio: '@modelcontextprotocol/sdk/client/stdio.js' },
+    { what: '@modelcontextprotocol/client', version: newestOf('@modelcontextprotocol/client'), client: '@modelcontextprotocol/client', stdio: '@modelcontextprotocol/client/stdio' },
+  ];
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'canary', private: true, type: 'module' }));
+  const r = spawnSync('npm', ['install', '--no-save', '--no-package-lock', '--ignore-scripts', '--no-audit', '--no-fund', ...sdks.map((x) => `${x.what}@${x.version}`)], { cwd: dir, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('npm install of the newest SDK releases failed');
+  const bunVersion = newestOf('@oven/bun-linux-x64');
+  const bun = ensureBun(bunVersion);
+  const register = path.join(ROOT, 'entries', 'register.mjs');
+  const lines = [];
+  for (const sdk of sdks) {
+    const app = path.join(dir, `app-${sdk.what.replace(/\W/g, '_')}.mjs`);
+    fs.writeFileSync(app, CANARY_APP(sdk.client, sdk.stdio));
+    const env = { ...process.env };
+    for (const name of ['NODE_OPTIONS', 'BUN_OPTIONS', 'BUN_INSPECT_PRELOAD', 'MCP_ORDERED_DISPATCH_RUN']) delete env[name];
+    const runApp = (command, args) => {
+      const out = spawnSync(command, args, { cwd: dir, env, encoding: 'utf8', timeout: TIMEOUT_MS });
+      try {
+        return JSON.parse(out.stdout.trim().split('\n').pop());
+      } catch {
+        return { error: `exit ${out.status}: ${out.stderr.trim().split('\n').slice(-2).join(' | ')}` };
+      }
+    };
+    for (const [runtime, command, stockArgs, patchedArgs] of [
+      [`node ${process.version}`, process.execPath, [app], ['--import', register, app]],
+      [`bun ${bunVersion}`, bun, [app], [`--preload=${register}`, app]],
+    ]) {
+      const stock = runApp(command, stockArgs);
+      const patched = runApp(command, patchedArgs);
+      const ok = stock.received < stock.expected && patched.received === patched.expected && patched.onerrors === 0;
+      lines.push([ok, sdk.what, sdk.version, `on ${runtime}: stock received ${stock.received ?? stock.error} of 3, under register ${patched.received ?? patched.error} of 3 (${patched.onerrors ?? '?'} onerrors)`]);
+    }
+  }
+  return lines;
+}
+
+async function main(argv) {
+  const newest = argv.includes('--newest');
+  const names = argv.filter((a) => a !== '--newest');
   if (process.platform !== 'linux' || process.arch !== 'x64') {
     console.log(`check:hosts: the pinned hosts are their linux-x64 packages; this is ${process.platform}-${process.arch}. Nothing checked.`);
     return 1;
   }
-  const hosts = names.length === 0 ? HOSTS : HOSTS.filter((h) => names.includes(h.name));
-  if (hosts.length === 0) throw new Error(`no such host: ${names.join(', ')} (known: ${HOSTS.map((h) => h.name).join(', ')})`);
+  const chosen = names.length === 0 ? HOSTS : HOSTS.filter((h) => names.includes(h.name));
+  if (chosen.length === 0) throw new Error(`no such host: ${names.join(', ')} (known: ${HOSTS.map((h) => h.name).join(', ')})`);
+  const hosts = newest ? chosen.map((h) => ({ ...h, version: newestOf(h.pkg) })) : chosen;
   install(hosts);
   for (const v of OLD_LINES) ensureNode(v);
   for (const v of OLD_BUNS) ensureBun(v);
   let ok = true;
-  for (const host of hosts) ok = (await checkHost(host)) && ok;
-  if (hosts.some((h) => h.name === 'claude')) ok = checkForeign() && ok;
+  const summary = [];
+  for (const host of hosts) {
+    const held = await checkHost(host);
+    summary.push([held, host.name, host.version, held ? 'reached, patched, nothing lost' : 'NOT REACHED (above)']);
+    ok = held && ok;
+  }
+  if (!newest && hosts.some((h) => h.name === 'claude')) ok = checkForeign() && ok;
+  if (newest) {
+    for (const line of canarySdkAndBun()) {
+      summary.push(line);
+      ok = line[0] && ok;
+    }
+    console.log('\ncheck:hosts --newest:');
+    for (const [held, what, version, detail] of summary) console.log(`${held ? 'ok  ' : 'FAIL'} ${what} ${version}: ${detail}`);
+  }
   console.log(ok ? 'check:hosts: every host started, took the preload and had its SDK patched; the tool call lost nothing under run.' : 'check:hosts: not every host was reached (above).');
   return ok ? 0 : 1;
 }
