@@ -161,6 +161,16 @@ function ownFile() {
 }
 
 /**
+ * Whether `file` is a path Bun mounts a compiled executable's embedded
+ * modules under: `/$bunfs/` (Linux, macOS), `B:\~BUN\` on Windows (any
+ * drive letter, either slash: Bun writes `B:/~BUN/` into a bundle's imports).
+ * The one place the prefix is written.
+ */
+function isBunEmbeddedPath(file) {
+  return typeof file === 'string' && (file.startsWith('/$bunfs/') || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(file));
+}
+
+/**
  * What kind of single executable this process is ('a Bun-compiled
  * executable', 'a Node single executable application'), or undefined. A
  * preload loaded from disk into one is in one too.
@@ -180,10 +190,8 @@ function builtIntoExecutable() {
   const kind = compiledExecutable();
   if (kind === undefined) return undefined;
   const file = ownFile();
-  // Bun gives a bundled module a relative filename (or one under /$bunfs/, B:\~BUN\ on Windows);
-  // a SEA's main script is the executable itself.
-  const onDisk = file !== undefined && path.isAbsolute(file) && !file.startsWith('/$bunfs/') && !/^[A-Z]:\\~BUN\\/.test(file) &&
-    file !== process.execPath && fs.existsSync(file);
+  // Bun gives a bundled module a relative filename (or an embedded one); a SEA's main script is the executable itself.
+  const onDisk = file !== undefined && path.isAbsolute(file) && !isBunEmbeddedPath(file) && file !== process.execPath && fs.existsSync(file);
   return onDisk ? undefined : kind;
 }
 
@@ -202,6 +210,7 @@ module.exports = {
   localBuildPath,
   npmDirOf,
   seaModule,
+  isBunEmbeddedPath,
   compiledExecutable,
   builtIntoExecutable,
 };

@@ -1,0 +1,138 @@
+'use strict';
+// register's way into the modules embedded in a Bun-compiled executable
+// (paths lib/native/platform.cjs's isBunEmbeddedPath() knows; the plugin
+// itself is lib/register/bun-graph.cjs): Bun calls no onLoad for them, but
+// onResolve for every import of one, and fs.readFileSync() returns its
+// source (bytecode beside it is ignored by Bun once the source differs). A
+// chunk that defines an SDK class is sent into a namespace of register's
+// own whose onLoad returns it patched: one instance still (Bun keys it by
+// the namespace and path), its imports (absolute embedded paths, as Bun's
+// bundler writes them, or relative ones) resolved against its own path, its
+// `import.meta` (url, dir, path, require, resolve) its own path's again; a
+// CommonJS chunk (`// @bun @bun-cjs`) runs as a CommonJS module, its exports
+// as require() returns them. What it cannot reach, the executable's entry
+// module (Bun loads it through no hook), is named in one warning and stays stock.
+
+const path = require('node:path');
+const Module = require('node:module');
+const { pathToFileURL } = require('node:url');
+const { FIX } = require('../warnings/warnings.cjs');
+/** The globals a redirected module's own text calls: its import.meta set right, its CommonJS body run. */
+const { META_GLOBAL, CJS_GLOBAL } = require('../shape/globals.cjs');
+const { BUN_PRAGMA, BUN_CJS, state, sourceWithMarkers, patchedSource, definesSdkClass, warnUnreached } = require('./bun-shared.cjs');
+
+/** The format of an embedded chunk, by Bun's own pragma: 'commonjs' or 'module'. */
+function embeddedFormatOf(source) {
+  return BUN_CJS.test(source) ? 'commonjs' : 'module';
+}
+
+/**
+ * Where a statement may be put first without moving any line: after a
+ * hashbang line and Bun's pragma line (which must stay first), else at the start.
+ */
+function firstStatementAt(text) {
+  let at = 0;
+  for (const first of ['#!', BUN_PRAGMA]) {
+    if (!text.startsWith(first, at)) continue;
+    const eol = text.indexOf('\n', at);
+    at = eol < 0 ? text.length : eol + 1;
+  }
+  return at;
+}
+
+/** An ES module's patched text, its import.meta made its own path's again (when it reads import.meta at all). */
+function esmText(changed, file) {
+  if (changed.indexOf('import.meta') < 0) return changed;
+  const at = firstStatementAt(changed);
+  return `${changed.slice(0, at)}globalThis.${META_GLOBAL}(import.meta,${JSON.stringify(file)});${changed.slice(at)}`;
+}
+
+/** Give `meta` (a redirected module's import.meta) what it has at `file`. */
+function setMeta(meta, file) {
+  const dir = path.dirname(file);
+  const url = pathToFileURL(file).href;
+  Object.assign(meta, {
+    url,
+    path: file,
+    dir,
+    dirname: dir,
+    file: path.basename(file),
+    filename: file,
+    require: Module.createRequire(file),
+    resolve(specifier) {
+      const resolved = globalThis.Bun.resolveSync(String(specifier), dir);
+      return path.isAbsolute(resolved) ? pathToFileURL(resolved).href : resolved;
+    },
+  });
+}
+
+/** Run the redirected CommonJS chunk at `file` as a CommonJS module: its exports. */
+function runCjs(file) {
+  const text = state.cjsTexts.get(file);
+  const module = new Module(file, undefined);
+  module.filename = file;
+  module.paths = Module._nodeModulePaths(path.dirname(file));
+  // Bun's wrapper is a function expression: called with the module's own arguments.
+  module._compile(`${text}\n.call(this, exports, require, module, __filename, __dirname);`, file);
+  module.loaded = true;
+  return module.exports;
+}
+
+/** The ES module a redirected CommonJS chunk loads as: require() returns its exports ('module.exports'), import its default. */
+function cjsFacade(file) {
+  return `const e = globalThis.${CJS_GLOBAL}(${JSON.stringify(file)});\nexport { e as 'module.exports', e as default };\n`;
+}
+
+function defineGlobal(name, fn) {
+  if (Object.hasOwn(globalThis, name)) return;
+  Object.defineProperty(globalThis, name, { value: fn, configurable: true, writable: false, enumerable: false });
+}
+
+/** The embedded chunks, each decided once: { decide(file) -> { text } (redirected) or null, textOf(file) }. */
+function createEmbeddedJob() {
+  // Files -> { text } (redirected), or null (left as they are).
+  const decided = new Map();
+  let globals = false;
+
+  function decide(file) {
+    let entry = decided.get(file);
+    if (entry !== undefined) return entry;
+    entry = null;
+    const source = sourceWithMarkers(file);
+    if (source !== undefined) {
+      const format = embeddedFormatOf(source);
+      const changed = patchedSource(source, file, format);
+      if (changed !== undefined) {
+        if (!globals) {
+          globals = true;
+          defineGlobal(META_GLOBAL, setMeta);
+          defineGlobal(CJS_GLOBAL, runCjs);
+        }
+        if (format === 'commonjs') {
+          state.cjsTexts.set(file, changed);
+          entry = { text: cjsFacade(file) };
+        } else {
+          entry = { text: esmText(changed, file) };
+        }
+      }
+    }
+    decided.set(file, entry);
+    return entry;
+  }
+
+  /** The text a redirected chunk loads as, or undefined. */
+  function textOf(file) {
+    return decided.get(file)?.text;
+  }
+
+  return { decide, textOf };
+}
+
+/** The executable's entry module `main`, which Bun loads through no hook: one holding an SDK class is warned about (the executable named). */
+function checkEntry(main) {
+  const source = sourceWithMarkers(main);
+  if (source === undefined || !definesSdkClass(source, main, embeddedFormatOf(source))) return;
+  warnUnreached(main, `the entry module of the Bun-compiled executable ${process.execPath} (Bun loads it through no hook)`, FIX.BUN_BUILD_IT_IN);
+}
+
+module.exports = { createEmbeddedJob, checkEntry };

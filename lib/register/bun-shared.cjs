@@ -1,0 +1,58 @@
+'use strict';
+// What register's two ways into Bun's module graph share
+// (lib/register/bun-disk.cjs: ES modules on disk; lib/register/bun-embedded.cjs:
+// the chunks embedded in a Bun-compiled executable): the plugin's namespace,
+// the one state object, a module's source read only when it holds the
+// prefilter's markers, its SDK classes' static blocks, and the one warning
+// for an SDK class register cannot reach.
+
+const fs = require('node:fs');
+const sdk = require('../adapters/modules.cjs');
+const hooks = require('./hooks.cjs');
+
+/** The plugin's namespace: a redirected module's key is `${NAMESPACE}:${path}`. */
+const NAMESPACE = 'mcp-ordered-dispatch';
+
+/** Bun's first line of a module it bundled; `@bun-cjs` marks a CommonJS one, wrapped as BUN_CJS says. */
+const BUN_PRAGMA = '// @bun';
+const BUN_CJS = /^\/\/ @bun[^\n]*@bun-cjs\r?\n\(function\(exports, require, module, __filename, __dirname\) \{/;
+
+/** Everything the Bun path keeps for the life of the process, in one place. */
+const state = {
+  // Embedded CommonJS chunks redirected: file -> their patched text (lib/register/bun-embedded.cjs).
+  cjsTexts: new Map(),
+  // CommonJS files from disk that define an SDK class, resolved but not yet
+  // compiled by the require() wrapper (lib/register/bun-disk.cjs).
+  pendingRequired: new Set(),
+  // CommonJS files from disk the require() wrapper compiled (lib/register/bun.cjs).
+  required: new Set(),
+};
+
+/** The source of `file` when it holds the prefilter's markers (looked for in its undecoded bytes), else undefined. */
+function sourceWithMarkers(file) {
+  let bytes;
+  try {
+    bytes = fs.readFileSync(file);
+  } catch {
+    return undefined;
+  }
+  return sdk.mayDefineSdkClass(bytes) ? bytes.toString('utf8') : undefined;
+}
+
+/** `source` of `file` (`format`: 'module' or 'commonjs') with its SDK classes' static blocks, or undefined. */
+function patchedSource(source, file, format) {
+  return hooks.rewrittenSource(source, file, format, hooks.REWRITE_ALL_OPTIONS);
+}
+
+/** Whether `source` of `file` defines an SDK class (the prefilter, then the locate step). */
+function definesSdkClass(source, file, format) {
+  return sdk.mayDefineSdkClass(source) && patchedSource(source, file, format) !== undefined;
+}
+
+/** One warning per module `file` that holds an SDK class register cannot reach (`why`; `fix`: a FIX sentence). */
+function warnUnreached(file, why, fix) {
+  const { warn } = require('../warnings/warnings.cjs');
+  warn('UNREACHED', `mcp-ordered-dispatch/register cannot reach the MCP SDK copy in ${why}, so it stays stock. ${fix}`, file);
+}
+
+module.exports = { NAMESPACE, BUN_PRAGMA, BUN_CJS, state, sourceWithMarkers, patchedSource, definesSdkClass, warnUnreached };
