@@ -60,8 +60,8 @@ const TOKEN = /[\w$]+/g;
  * `source` (its text included): a segment at each line's start, at each
  * word's start and where the text resumes after an insertion (as
  * magic-string's hires 'boundary' places them), moved past the insertions.
- * Made directly: magic-string's map of a 300 KB module took about 50 ms of
- * each build.
+ * Made directly: magic-string's map of the SDK's largest modules cost each
+ * build more (bench/plugin.mjs's rolldown row measures it).
  */
 function insertionMap(code, edits, source) {
   const decoded = [];

@@ -1,5 +1,5 @@
 'use strict';
-// What a bundle built with the bundler plugin (lib/plugin/index.cjs) runs
+// What a bundle built with the bundler plugin (lib/plugin/) runs
 // before its first SDK class is defined: each module the plugin changed
 // calls start(config) first thing. It tells the native loader where this
 // build's addon is (lib/native/opened.cjs's provideAddon), then defines the
