@@ -9,8 +9,9 @@
 // At the end of a build without errors, each JavaScript output file (from
 // result.outputFiles with write: false, as tsup builds; else the `outfile`
 // written, or the files written to `outdir`, named by the build's metafile,
-// which the plugin then turns on: about 9% of a build) that holds an SDK
-// class is patched as lib/plugin/outputs.cjs patches an output. The output's
+// which the plugin then turns on: a cost of its own, in bench/plugin.mjs's
+// esbuild rows) that holds an SDK class is patched as lib/plugin/outputs.cjs
+// patches an output. The output's
 // source map (a `.map` file, an inline one, or both) has its columns moved by
 // what was inserted before them on the line (lib/plugin/insert.cjs): the rest
 // of esbuild's map, which already carries each module's own map, stays as it
@@ -20,23 +21,16 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { mayDefineSdkClass } = require('../adapters/modules.cjs');
 const { insertAll, shiftMap, MAP_URL_COMMENT } = require('./insert.cjs');
+const { PACKAGE_NAME } = require('../shape/globals.cjs');
 const { outputEdits, outputFormatOf, SCRIPT_OUTPUT } = require('./outputs.cjs');
-
-const NAME = 'mcp-ordered-dispatch';
 
 /** The bytes of a file esbuild made: Buffer over its contents (an output file of the result) or read from disk. */
 function bytesView(contents) {
   return Buffer.from(contents.buffer, contents.byteOffset, contents.byteLength);
 }
 
-/**
- * esbuild's setup for the plugin. `plugin`: framing, config() ({ platforms,
- * framing } for the runtime; looks the addons up), copyAddons(dirs),
- * missingWarning() (text once, or undefined), unreached(code) (whether an
- * unchanged output holds an SDK class it should have reached), shownName(file),
- * moduleFormatOf(code, file).
- */
-function setupEsbuild(build, plugin) {
+/** esbuild's setup for the plugin; `state`: the plugin's BuildState (lib/plugin/build-state.cjs). */
+function setupEsbuild(build, state) {
   const options = build.initialOptions;
   // The names of the files a build writes to a directory: its metafile (turned on here; kept in the result only if asked for).
   const askedMetafile = options.metafile === true;
@@ -52,30 +46,30 @@ function setupEsbuild(build, plugin) {
       const changed = [];
       for (const output of files.filter((f) => SCRIPT_OUTPUT.test(f.path))) {
         const bytes = output.contents === undefined ? await fs.promises.readFile(output.path) : bytesView(output.contents);
-        if (!mayDefineSdkClass(bytes, plugin.framing)) continue;
+        if (!mayDefineSdkClass(bytes, state.framing)) continue;
         const code = bytes.toString('utf8');
         if (browser) {
-          if (plugin.unreached(code)) warnings.push({ text: `${NAME}: ${output.path}: a browser build is left as it was (the fix runs on Node, Bun and Deno: build for platform 'node')` });
+          if (state.unreached(code)) warnings.push({ text: `${PACKAGE_NAME}: ${output.path}: a browser build is left as it was (the fix runs on Node, Bun and Deno: build for platform 'node')` });
           continue;
         }
-        const format = outputFormatOf(output.path, options.format, code, plugin.moduleFormatOf);
-        const edits = outputEdits(code, output.path, format, plugin, build.esbuild, (text) => warnings.push({ text }));
+        const format = outputFormatOf(output.path, options.format, code);
+        const edits = outputEdits(code, output.path, format, state, build.esbuild, (text) => warnings.push({ text }));
         if (edits === undefined) continue;
         changed.push({ output, code, edits, text: insertAll(code, edits) });
       }
       if (changed.length === 0) return undefined;
-      const missing = plugin.missingWarning();
+      const missing = state.missingWarning();
       if (missing !== undefined) warnings.push({ text: missing });
       for (const { output, code, edits, text } of changed) await replaceOutput(output, code, edits, text, files, result, workingDir);
-      plugin.copyAddons(changed.map(({ output }) => path.dirname(output.path)));
+      state.copyAddons(changed.map(({ output }) => path.dirname(output.path)));
       return undefined;
     } catch (error) {
-      warnings.push({ text: `${NAME}: the build's output could not be patched (${error?.message}); it is left as it was` });
+      warnings.push({ text: `${PACKAGE_NAME}: the build's output could not be patched (${error?.message}); it is left as it was` });
       return undefined;
     } finally {
       if (!askedMetafile) delete result.metafile;
       if (warnings.length > 0) report(build, warnings);
-      result.warnings.push(...warnings.map((w) => ({ id: '', pluginName: NAME, location: null, notes: [], detail: undefined, ...w })));
+      result.warnings.push(...warnings.map((w) => ({ id: '', pluginName: PACKAGE_NAME, location: null, notes: [], detail: undefined, ...w })));
     }
   });
 }
@@ -129,7 +123,7 @@ function report(build, warnings) {
   const level = build.initialOptions.logLevel ?? 'warning';
   if (!['verbose', 'debug', 'info', 'warning'].includes(level)) return;
   try {
-    const formatted = build.esbuild.formatMessagesSync(warnings.map((w) => ({ ...w, pluginName: NAME })), { kind: 'warning', color: build.initialOptions.color ?? process.stderr.isTTY });
+    const formatted = build.esbuild.formatMessagesSync(warnings.map((w) => ({ ...w, pluginName: PACKAGE_NAME })), { kind: 'warning', color: build.initialOptions.color ?? process.stderr.isTTY });
     process.stderr.write(formatted.join(''));
   } catch {
     for (const w of warnings) process.stderr.write(`▲ [WARNING] ${w.text}\n`);
