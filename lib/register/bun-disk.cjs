@@ -21,10 +21,10 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const sdk = require('../adapters/modules.cjs');
-const { FIX } = require('../warnings/warnings.cjs');
+const { warn, FIX } = require('../warnings/warnings.cjs');
 const { isBunEmbeddedPath } = require('../native/platform.cjs');
 const { packageTypeOf, moduleTypeOf } = require('../discover/package-of.cjs');
-const { state, sourceWithMarkers, patchedSource, definesSdkClass, warnUnreached } = require('./bun-shared.cjs');
+const { state, sourceWithMarkers, patchedSource, definesSdkClass } = require('./bun-shared.cjs');
 
 /** How a CommonJS module body sets its exports. */
 const CJS_EXPORTS = /\bmodule\.exports\b|\bexports\.[A-Za-z_$]/;
@@ -56,6 +56,11 @@ function diskFormatOf(file, source) {
   // Bun loads a `.js` file that sets module.exports as CommonJS even where `type` says
   // "module": so does register, so that its exports are kept.
   return type === null || CJS_EXPORTS.test(source) ? 'commonjs' : 'module';
+}
+
+/** One warning per module `file` that holds an SDK class register cannot reach (`why`; `fix`: a FIX sentence). */
+function warnUnreached(file, why, fix) {
+  warn('UNREACHED', `mcp-ordered-dispatch/register cannot reach the MCP SDK copy in ${why}, so it stays stock. ${fix}`, file);
 }
 
 // Bun's onResolve does not say whether an import or a require() asks (its

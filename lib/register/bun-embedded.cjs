@@ -10,21 +10,18 @@
 // bundler writes them, or relative ones) resolved against its own path, its
 // `import.meta` (url, dir, path, require, resolve) its own path's again; a
 // CommonJS chunk (`// @bun @bun-cjs`) runs as a CommonJS module, its exports
-// as require() returns them. What it cannot reach, the executable's entry
-// module (Bun loads it through no hook), is named in one warning and stays stock.
+// as require() returns them. What it cannot reach (the executable's entry
+// module, which Bun loads through no hook; a `@bun-cjs` chunk wrapped
+// otherwise than register knows, left alone) stays stock, and
+// lib/register/bun-unreached.cjs says so in one line.
 
 const path = require('node:path');
 const Module = require('node:module');
 const { pathToFileURL } = require('node:url');
-const { FIX } = require('../warnings/warnings.cjs');
 /** The globals a redirected module's own text calls: its import.meta set right, its CommonJS body run. */
 const { META_GLOBAL, CJS_GLOBAL } = require('../shape/globals.cjs');
-const { BUN_PRAGMA, BUN_CJS, state, sourceWithMarkers, patchedSource, definesSdkClass, warnUnreached } = require('./bun-shared.cjs');
-
-/** The format of an embedded chunk, by Bun's own pragma: 'commonjs' or 'module'. */
-function embeddedFormatOf(source) {
-  return BUN_CJS.test(source) ? 'commonjs' : 'module';
-}
+const { BUN_PRAGMA, state, embeddedFormatOf, sourceWithMarkers, patchedSource, definesSdkClass } = require('./bun-shared.cjs');
+const { sayUnreached } = require('./bun-unreached.cjs');
 
 /**
  * Where a statement may be put first without moving any line: after a
@@ -88,10 +85,9 @@ function defineGlobal(name, fn) {
   Object.defineProperty(globalThis, name, { value: fn, configurable: true, writable: false, enumerable: false });
 }
 
-/** The embedded chunks, each decided once: { decide(file) -> { text } (redirected) or null, textOf(file) }. */
+/** The embedded chunks, each decided once (in state.embedded): { decide(file) -> { text } (redirected) or null, textOf(file) }. */
 function createEmbeddedJob() {
-  // Files -> { text } (redirected), or null (left as they are).
-  const decided = new Map();
+  const decided = state.embedded;
   let globals = false;
 
   function decide(file) {
@@ -99,8 +95,10 @@ function createEmbeddedJob() {
     if (entry !== undefined) return entry;
     entry = null;
     const source = sourceWithMarkers(file);
-    if (source !== undefined) {
-      const format = embeddedFormatOf(source);
+    const format = source === undefined ? undefined : embeddedFormatOf(source);
+    if (source !== undefined && format === undefined && definesSdkClass(source, file, 'commonjs')) {
+      sayUnreached(`its CommonJS chunk ${file} is not wrapped as register knows Bun wraps one`);
+    } else if (format !== undefined) {
       const changed = patchedSource(source, file, format);
       if (changed !== undefined) {
         if (!globals) {
@@ -120,9 +118,11 @@ function createEmbeddedJob() {
     return entry;
   }
 
-  /** The text a redirected chunk loads as, or undefined. */
+  /** The text a redirected chunk loads as (Bun loads it now: register reached its SDK classes), or undefined. */
   function textOf(file) {
-    return decided.get(file)?.text;
+    const text = decided.get(file)?.text;
+    if (text !== undefined) state.served.add(file);
+    return text;
   }
 
   return { decide, textOf };
@@ -131,8 +131,8 @@ function createEmbeddedJob() {
 /** The executable's entry module `main`, which Bun loads through no hook: one holding an SDK class is warned about (the executable named). */
 function checkEntry(main) {
   const source = sourceWithMarkers(main);
-  if (source === undefined || !definesSdkClass(source, main, embeddedFormatOf(source))) return;
-  warnUnreached(main, `the entry module of the Bun-compiled executable ${process.execPath} (Bun loads it through no hook)`, FIX.BUN_BUILD_IT_IN);
+  if (source === undefined || !definesSdkClass(source, main, embeddedFormatOf(source) ?? 'commonjs')) return;
+  sayUnreached(`its entry module ${main} (Bun loads it through no hook)`);
 }
 
 module.exports = { createEmbeddedJob, checkEntry };

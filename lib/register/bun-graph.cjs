@@ -107,7 +107,10 @@ function setupGraph(build) {
   build.onResolve({ filter: /.*/ }, onResolve);
   build.onLoad({ filter: /.*/, namespace: NAMESPACE }, onLoad);
   const main = globalThis.Bun?.main;
-  if (isBunEmbeddedPath(main)) embedded.checkEntry(main);
+  if (isBunEmbeddedPath(main)) {
+    embedded.checkEntry(main);
+    require('./bun-unreached.cjs').watchExit();
+  }
   disk.setupDisk(build, main, diskJob, resolvePath);
 }
 

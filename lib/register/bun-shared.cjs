@@ -2,9 +2,9 @@
 // What register's two ways into Bun's module graph share
 // (lib/register/bun-disk.cjs: ES modules on disk; lib/register/bun-embedded.cjs:
 // the chunks embedded in a Bun-compiled executable): the plugin's namespace,
-// the one state object, a module's source read only when it holds the
-// prefilter's markers, its SDK classes' static blocks, and the one warning
-// for an SDK class register cannot reach.
+// the one state object, an embedded chunk's format by Bun's pragma, a
+// module's source read only when it holds the prefilter's markers, and its
+// SDK classes' static blocks.
 
 const fs = require('node:fs');
 const sdk = require('../adapters/modules.cjs');
@@ -26,7 +26,23 @@ const state = {
   pendingRequired: new Set(),
   // CommonJS files from disk the require() wrapper compiled (lib/register/bun.cjs).
   required: new Set(),
+  // Embedded chunks decided: file -> { text } (redirected, patched), or null (left as they are).
+  embedded: new Map(),
+  // Embedded chunks whose patched text Bun loaded (lib/register/bun-unreached.cjs: register reached the SDK).
+  served: new Set(),
 };
+
+/**
+ * The format of an embedded chunk, by Bun's own pragma: 'commonjs' (a
+ * `@bun-cjs` chunk in the wrapper BUN_CJS matches), 'module', or undefined
+ * (a `@bun-cjs` chunk wrapped otherwise: never run as an ES module).
+ */
+function embeddedFormatOf(source) {
+  if (BUN_CJS.test(source)) return 'commonjs';
+  const eol = source.indexOf('\n');
+  const first = eol < 0 ? source : source.slice(0, eol);
+  return first.startsWith(BUN_PRAGMA) && first.includes('@bun-cjs') ? undefined : 'module';
+}
 
 /** The source of `file` when it holds the prefilter's markers (looked for in its undecoded bytes), else undefined. */
 function sourceWithMarkers(file) {
@@ -49,10 +65,4 @@ function definesSdkClass(source, file, format) {
   return sdk.mayDefineSdkClass(source) && patchedSource(source, file, format) !== undefined;
 }
 
-/** One warning per module `file` that holds an SDK class register cannot reach (`why`; `fix`: a FIX sentence). */
-function warnUnreached(file, why, fix) {
-  const { warn } = require('../warnings/warnings.cjs');
-  warn('UNREACHED', `mcp-ordered-dispatch/register cannot reach the MCP SDK copy in ${why}, so it stays stock. ${fix}`, file);
-}
-
-module.exports = { NAMESPACE, BUN_PRAGMA, BUN_CJS, state, sourceWithMarkers, patchedSource, definesSdkClass, warnUnreached };
+module.exports = { NAMESPACE, BUN_PRAGMA, state, embeddedFormatOf, sourceWithMarkers, patchedSource, definesSdkClass };

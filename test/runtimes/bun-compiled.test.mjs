@@ -46,7 +46,13 @@ after(() => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const warnings = (stderr) => stderr.split('\n').filter((line) => line.includes('MCP_ORDERED_DISPATCH_UNREACHED'));
+/** stderr is exactly one line: the UNREACHED line naming `exe` (and `version`, where given), its entry module and the fix. */
+function assertOneLine(stderr, exe, label, version) {
+  const lines = stderr.split('\n').filter((line) => line !== '');
+  assert.equal(lines.length, 1, `${label}: exactly one line: ${stderr}`);
+  assert.ok(lines[0].startsWith(`mcp-ordered-dispatch/register cannot reach the MCP SDK copy in the Bun-compiled executable ${exe}${version === undefined ? ':' : ` (${version}):`}`), `${label}: names the executable: ${lines[0]}`);
+  assert.match(lines[0], /: its entry module \/\$bunfs\/root\/\S+ \(Bun loads it through no hook\), so it stays stock\. Build the fix in: add mcp-ordered-dispatch\/bun \(the bundler plugin\).* \(MCP_ORDERED_DISPATCH_UNREACHED\)$/, label);
+}
 
 test('stock: every compiled executable loses the progress notifications', { skip }, async () => {
   assert.equal(exes.length, 14);
@@ -68,12 +74,7 @@ for (const way of WAYS) {
         assert.equal(r.fastProgress, PROGRESS, label);
       } else {
         assert.equal(r.lost, PROGRESS, label);
-        const lines = warnings(r.stderr);
-        assert.equal(lines.length, 1, `${label}: ${r.stderr}`);
-        assert.ok(lines[0].includes(exe.file), `${label}: the warning names the executable: ${lines[0]}`);
-        assert.match(lines[0], /entry module of the Bun-compiled executable .* so it stays stock\. Build the fix in: add mcp-ordered-dispatch\/bun \(the bundler plugin\)/);
-        // Nothing else but Bun's own hint after a first warning.
-        assert.deepEqual(r.stderr.split('\n').filter((line) => line !== '' && !lines.includes(line) && !/--trace-warnings/.test(line)), [], label);
+        assertOneLine(r.stderr, exe.file, label);
       }
     }
   });
@@ -139,4 +140,32 @@ console.log(JSON.stringify({ same: first === second, made: typeof first.made, cl
     const strip = ({ patched: _p, stderr: _s, code: _c, ...rest }) => rest;
     assert.deepEqual(strip(patched), strip(stock), `${exe}: as stock`);
   }
+});
+
+test('never silent: an executable whose SDK chunks register does not reach prints exactly one line naming it and its version (a package.json beside it); one whose chunks it reaches prints nothing', { skip }, async () => {
+  const single = exes.find((e) => e.app === 'sdk1' && e.kind === 'single-file');
+  const home = path.join(dir, 'versioned');
+  fs.mkdirSync(home, { recursive: true });
+  const exe = path.join(home, 'some-host');
+  fs.copyFileSync(single.file, exe);
+  fs.chmodSync(exe, 0o755);
+  fs.writeFileSync(path.join(home, 'package.json'), JSON.stringify({ name: 'some-host', version: '9.8.7' }));
+  const r = await WAYS[0].run(exe);
+  assert.equal(r.lost, PROGRESS);
+  assertOneLine(r.stderr, exe, 'a single-file executable with a package.json', 'some-host 9.8.7');
+  for (const reached of exes.filter((e) => e.reachable && e.app === 'sdk1')) {
+    const ok = await WAYS[0].run(reached.file);
+    assert.deepEqual({ lost: ok.lost, stderr: ok.stderr }, { lost: 0, stderr: '' }, reached.kind);
+  }
+});
+
+test('a @bun-cjs chunk whose wrapper is not the one register knows is left alone (never run as an ES module)', { skip }, () => {
+  const shared = path.join(path.dirname(REGISTER), '..', 'lib', 'register', 'bun-shared.cjs');
+  const texts = {
+    commonjs: '// @bun @bun-cjs\n(function(exports, require, module, __filename, __dirname) {\nmodule.exports = 1;})',
+    other: '// @bun @bun-cjs\n(function(exports, require, module, __filename, __dirname, extra) {\nmodule.exports = 1;})',
+    module: '// @bun\nexport const a = 1;\n',
+  };
+  const out = execFileSync(RUNTIMES.bun.command, ['-e', `const { embeddedFormatOf } = require(${JSON.stringify(shared)}); console.log(JSON.stringify(Object.fromEntries(Object.entries(${JSON.stringify(texts)}).map(([k, t]) => [k, embeddedFormatOf(t) ?? null]))));`], { encoding: 'utf8' });
+  assert.deepEqual(JSON.parse(out), { commonjs: 'commonjs', other: null, module: 'module' });
 });
