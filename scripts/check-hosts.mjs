@@ -419,14 +419,15 @@ function newestOf(spec) {
 }
 
 /** A client app of `client`/`stdio` (module specifiers) against the raw server (all in one write): prints { received, expected, onerrors }. */
-const CANARY_APP = (client, stdio) => `import { Client } from ${JSON.stringify(client)};
+const CANARY_APP = (client, stdio, generation) => `import { Client } from ${JSON.stringify(client)};
 import { StdioClientTransport } from ${JSON.stringify(stdio)};
 const c = new Client({ name: 'canary', version: '1.0.0' });
 let onerrors = 0;
 c.onerror = () => onerrors++;
 await c.connect(new StdioClientTransport({ command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(RAW_SERVER)}, '--mode=all-in-one', '--progress=3'] }));
 const seen = new Set();
-await c.callTool({ name: 'progress', arguments: {} }, undefined, { onprogress: (p) => seen.add(p.progress) });
+const options = { onprogress: (p) => seen.add(p.progress) };
+await (${generation} === 1 ? c.callTool({ name: 'progress', arguments: {} }, undefined, options) : c.callTool({ name: 'progress', arguments: {} }, options));
 await c.close();
 console.log(JSON.stringify({ received: seen.size, expected: 3, onerrors }));
 `;
@@ -440,8 +441,8 @@ function canarySdkAndBun() {
   const dir = path.join(ROOT, '.cache', 'canary');
   fs.mkdirSync(dir, { recursive: true });
   const sdks = [
-    { what: '@modelcontextprotocol/sdk', version: newestOf('@modelcontextprotocol/sdk'), client: '@modelcontextprotocol/sdk/client/index.js', stdio: '@modelcontextprotocol/sdk/client/stdio.js' },
-    { what: '@modelcontextprotocol/client', version: newestOf('@modelcontextprotocol/client'), client: '@modelcontextprotocol/client', stdio: '@modelcontextprotocol/client/stdio' },
+    { what: '@modelcontextprotocol/sdk', generation: 1, version: newestOf('@modelcontextprotocol/sdk'), client: '@modelcontextprotocol/sdk/client/index.js', stdio: '@modelcontextprotocol/sdk/client/stdio.js' },
+    { what: '@modelcontextprotocol/client', generation: 2, version: newestOf('@modelcontextprotocol/client'), client: '@modelcontextprotocol/client', stdio: '@modelcontextprotocol/client/stdio' },
   ];
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'canary', private: true, type: 'module' }));
   const r = spawnSync('npm', ['install', '--no-save', '--no-package-lock', '--ignore-scripts', '--no-audit', '--no-fund', ...sdks.map((x) => `${x.what}@${x.version}`)], { cwd: dir, stdio: 'inherit' });
@@ -452,7 +453,7 @@ function canarySdkAndBun() {
   const lines = [];
   for (const sdk of sdks) {
     const app = path.join(dir, `app-${sdk.what.replace(/\W/g, '_')}.mjs`);
-    fs.writeFileSync(app, CANARY_APP(sdk.client, sdk.stdio));
+    fs.writeFileSync(app, CANARY_APP(sdk.client, sdk.stdio, sdk.generation));
     const env = { ...process.env };
     for (const name of ['NODE_OPTIONS', 'BUN_OPTIONS', 'BUN_INSPECT_PRELOAD', 'MCP_ORDERED_DISPATCH_RUN']) delete env[name];
     const runApp = (command, args) => {
@@ -469,8 +470,8 @@ function canarySdkAndBun() {
     ]) {
       const stock = runApp(command, stockArgs);
       const patched = runApp(command, patchedArgs);
-      const ok = stock.received < stock.expected && patched.received === patched.expected && patched.onerrors === 0;
-      lines.push([ok, sdk.what, sdk.version, `on ${runtime}: stock received ${stock.received ?? stock.error} of 3, under register ${patched.received ?? patched.error} of 3 (${patched.onerrors ?? '?'} onerrors)`]);
+      const ok = stock.received < stock.expected && stock.onerrors > 0 && patched.received === patched.expected && patched.onerrors === 0;
+      lines.push([ok, sdk.what, sdk.version, `on ${runtime}: stock received ${stock.received ?? stock.error} of 3 (${stock.onerrors ?? '?'} onerrors), under register ${patched.received ?? patched.error} of 3 (${patched.onerrors ?? '?'} onerrors)`]);
     }
   }
   return lines;
