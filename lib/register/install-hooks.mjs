@@ -53,13 +53,10 @@ function denoMayReadOwnFiles() {
     return true;
   }
   if (state === undefined || state === 'granted') return true;
-  // The warnings room is this package's own file too, which Deno will not let it read: its words, not its code.
-  const [code, type] = ['MCP_ORDERED_DISPATCH_NO_READ', 'RegisterWarning'];
-  process.emitWarning(
+  // The warnings room, loaded by import(): Deno lets a module graph load without read access, not require().
+  import('../warnings/warnings.cjs').then(({ default: warnings }) => warnings.warn('NO_READ',
     `mcp-ordered-dispatch/register cannot read its own files (${own}) in Deno: read access is not granted (${state}), ` +
-      'so it patches nothing and every MCP SDK copy stays stock. Run deno with --allow-read and --allow-ffi (the native addon), or -A.',
-    { type, code },
-  );
+      `so it patches nothing and every MCP SDK copy stays stock. ${warnings.FIX.DENO_PERMISSIONS}`));
   return false;
 }
 

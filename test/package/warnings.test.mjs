@@ -1,8 +1,6 @@
 // Every warning this package prints is in one room (lib/warnings/warnings.cjs),
 // and README.md names each code with what to do: a code added without its row
-// fails here. And no file of lib/ calls process.emitWarning() but the room
-// (Deno's read-access warning, which cannot load the room, is the one named
-// exception: it names its code in words).
+// fails here. And no file of lib/ calls process.emitWarning() but the room.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -44,10 +42,8 @@ test('no process.emitWarning() in lib/ outside the warnings room, and no warning
   for (const file of files) {
     if (file === 'lib/warnings/warnings.cjs') continue;
     const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
-    // The Deno read-access warning cannot load the room (Deno refuses to read this package's files).
-    const exception = file === 'lib/register/install-hooks.mjs' ? ['MCP_ORDERED_DISPATCH_NO_READ'] : [];
-    if (/\bprocess\.emitWarning\b|\?\.emitWarning\b/.test(text) && exception.length === 0) outside.push(`${file}: process.emitWarning`);
-    for (const code of codes) if (text.includes(`'${code}'`) || text.includes(`"${code}"`)) if (!exception.includes(code)) outside.push(`${file}: ${code}`);
+    if (/\bprocess\.emitWarning\b|\?\.emitWarning\b/.test(text)) outside.push(`${file}: process.emitWarning`);
+    for (const code of codes) if (text.includes(`'${code}'`) || text.includes(`"${code}"`)) outside.push(`${file}: ${code}`);
   }
   assert.deepEqual(outside, []);
 });
