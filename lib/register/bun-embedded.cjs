@@ -20,8 +20,9 @@ const Module = require('node:module');
 const { pathToFileURL } = require('node:url');
 /** The globals a redirected module's own text calls: its import.meta set right, its CommonJS body run. */
 const { META_GLOBAL, CJS_GLOBAL } = require('../shape/globals.cjs');
-const { BUN_PRAGMA, state, embeddedFormatOf, sourceWithMarkers, patchedSource, definesSdkClass } = require('./bun-shared.cjs');
+const { BUN_PRAGMA, state, embeddedFormatOf, patchedSource, definesSdkClass } = require('./bun-shared.cjs');
 const { sayUnreached } = require('./bun-unreached.cjs');
+const { readUnlessRecorded, noteRead } = require('./bun-record.cjs');
 
 /**
  * Where a statement may be put first without moving any line: after a
@@ -94,12 +95,13 @@ function createEmbeddedJob() {
     let entry = decided.get(file);
     if (entry !== undefined) return entry;
     entry = null;
-    const source = sourceWithMarkers(file);
+    const { known, source } = readUnlessRecorded(file);
     const format = source === undefined ? undefined : embeddedFormatOf(source);
     if (source !== undefined && format === undefined && definesSdkClass(source, file, 'commonjs')) {
       sayUnreached(`its CommonJS chunk ${file} is not wrapped as register knows Bun wraps one`);
-    } else if (format !== undefined) {
-      const changed = patchedSource(source, file, format);
+    } else if (known !== false) {
+      const changed = format === undefined ? undefined : patchedSource(source, file, format);
+      noteRead(file, source, changed === undefined ? undefined : format, known);
       if (changed !== undefined) {
         if (!globals) {
           globals = true;
@@ -130,8 +132,15 @@ function createEmbeddedJob() {
 
 /** The executable's entry module `main`, which Bun loads through no hook: one holding an SDK class is warned about (the executable named). */
 function checkEntry(main) {
-  const source = sourceWithMarkers(main);
-  if (source === undefined || !definesSdkClass(source, main, embeddedFormatOf(source) ?? 'commonjs')) return;
+  const { known, source } = readUnlessRecorded(main);
+  if (source === undefined) {
+    if (known === undefined) noteRead(main, source, undefined, known);
+    return;
+  }
+  const format = embeddedFormatOf(source) ?? 'commonjs';
+  const holds = definesSdkClass(source, main, format);
+  noteRead(main, source, holds ? format : undefined, known);
+  if (!holds) return;
   sayUnreached(`its entry module ${main} (Bun loads it through no hook)`);
 }
 

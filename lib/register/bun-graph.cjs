@@ -108,8 +108,10 @@ function setupGraph(build) {
   build.onLoad({ filter: /.*/, namespace: NAMESPACE }, onLoad);
   const main = globalThis.Bun?.main;
   if (isBunEmbeddedPath(main)) {
-    embedded.checkEntry(main);
+    // The exit check first: what it reads goes into the record saved after it.
     require('./bun-unreached.cjs').watchExit();
+    require('./bun-record.cjs').openRecord();
+    embedded.checkEntry(main);
   }
   disk.setupDisk(build, main, diskJob, resolvePath);
 }

@@ -17,7 +17,8 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { isBunEmbeddedPath } = require('../native/platform.cjs');
-const { state, embeddedFormatOf, sourceWithMarkers, definesSdkClass } = require('./bun-shared.cjs');
+const { state, embeddedFormatOf, definesSdkClass } = require('./bun-shared.cjs');
+const { readUnlessRecorded, noteRead } = require('./bun-record.cjs');
 
 let said = false;
 let watching = false;
@@ -55,9 +56,12 @@ function sayUnreached(where) {
 function checkLoaded() {
   if (said || state.served.size > 0) return;
   for (const file of Object.keys(require.cache)) {
-    if (!isBunEmbeddedPath(file) || state.embedded.has(file)) continue;
-    const source = sourceWithMarkers(file);
-    if (source !== undefined && definesSdkClass(source, file, embeddedFormatOf(source) ?? 'commonjs')) {
+    if (!isBunEmbeddedPath(file) || state.embedded.has(file) || file === globalThis.Bun?.main) continue;
+    const { known, source } = readUnlessRecorded(file);
+    const format = source === undefined ? undefined : embeddedFormatOf(source) ?? 'commonjs';
+    const holds = format !== undefined && definesSdkClass(source, file, format);
+    if (known !== false) noteRead(file, source, holds ? format : undefined, known);
+    if (holds) {
       sayUnreached(`the embedded module ${file} (Bun loads it through no hook)`);
       return;
     }

@@ -169,3 +169,25 @@ test('a @bun-cjs chunk whose wrapper is not the one register knows is left alone
   const out = execFileSync(RUNTIMES.bun.command, ['-e', `const { embeddedFormatOf } = require(${JSON.stringify(shared)}); console.log(JSON.stringify(Object.fromEntries(Object.entries(${JSON.stringify(texts)}).map(([k, t]) => [k, embeddedFormatOf(t) ?? null]))));`], { encoding: 'utf8' });
   assert.deepEqual(JSON.parse(out), { commonjs: 'commonjs', other: null, module: 'module' });
 });
+
+test('the record: a second start of the same executable scans no embedded module (counted under NODE_DEBUG=mcp-ordered-dispatch), 0 lost; a changed executable is scanned again', { skip }, async () => {
+  const cacheDir = fs.mkdtempSync(path.join(dir, 'record-cache-'));
+  const env = { NODE_DEBUG: 'mcp-ordered-dispatch', MCP_ORDERED_DISPATCH_CACHE_DIR: cacheDir };
+  const counted = (r) => {
+    const lines = r.stderr.split('\n').filter((line) => line !== '');
+    assert.equal(lines.length, 1, r.stderr);
+    const [, scanned, patched, recorded] = lines[0].match(/bun record: (\d+) embedded modules scanned, (\d+) read to be patched, (\d+) decided by the record alone$/).map(Number);
+    return { lost: r.lost, scanned, patched, recorded };
+  };
+  for (const exe of exes.filter((e) => e.app === 'sdk1' && (e.kind === 'esm' || e.kind === 'cjs'))) {
+    const first = counted(await WAYS[0].run(exe.file, env));
+    assert.ok(first.scanned >= 2 && first.lost === 0 && first.patched === 0, `${exe.kind} first start: ${JSON.stringify(first)}`);
+    const second = counted(await WAYS[0].run(exe.file, env));
+    assert.deepEqual(second, { lost: 0, scanned: 0, patched: 1, recorded: first.scanned - 1 }, `${exe.kind} second start`);
+    // The same bytes elsewhere are another executable: scanned again, then recorded.
+    const moved = path.join(dir, `${exe.kind}-moved`);
+    fs.copyFileSync(exe.file, moved);
+    fs.chmodSync(moved, 0o755);
+    assert.equal(counted(await WAYS[0].run(moved, env)).scanned, first.scanned, `${exe.kind} moved`);
+  }
+});

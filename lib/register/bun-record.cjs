@@ -1,0 +1,118 @@
+'use strict';
+// The record of a Bun-compiled executable's embedded modules, so that a
+// later start of the same executable reads no module it read before but the
+// ones that hold SDK classes (which are read to be patched): for each
+// embedded module register decided, 0 (no SDK class) or { format, bytes }
+// (SDK classes: the format they were patched as, the source's length). Kept
+// per executable, keyed by its identity (the path, size, mtime, ctime, inode
+// and device of process.execPath, the Bun version inside it, and this
+// package's version), in the search by shape's cache directory
+// (lib/shape/cache.cjs: this user's own, never another's; the cache version
+// in its path), written whole or not at all (its replaceFile()) at exit
+// when it changed. A module with SDK classes is patched as ever: its
+// classes' places are the content cache's, checked against its own text; a
+// recorded one whose length differs, or a record that does not hold, is
+// decided again. With NODE_DEBUG=mcp-ordered-dispatch, one line at exit
+// counts the modules read and those the record decided.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const crypto = require('node:crypto');
+const { sourceWithMarkers } = require('./bun-shared.cjs');
+
+/** What this process did: embedded modules read and searched (not recorded), read to be patched (recorded), decided by the record without a read. */
+const counts = { scanned: 0, patched: 0, recorded: 0 };
+// { file, identity, modules, changed }, null (no record here), or undefined (not opened yet).
+let record;
+
+/** The executable's identity: undefined where it cannot be read. */
+function identityOf(exe = process.execPath) {
+  try {
+    const st = fs.statSync(exe, { bigint: true });
+    const { PKG } = require('../native/platform.cjs');
+    return JSON.stringify([exe, st.size, st.mtimeNs, st.ctimeNs, st.ino, st.dev].map(String).concat(process.versions.bun, PKG.version));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `value` is a recorded decision: 0, or { format, bytes }. */
+function validDecision(value) {
+  if (value === 0) return true;
+  return value !== null && typeof value === 'object' && (value.format === 'module' || value.format === 'commonjs') && Number.isInteger(value.bytes) && value.bytes > 0;
+}
+
+/** Open this executable's record (at start, once): its decisions, or a new one. Never throws. */
+function openRecord() {
+  if (record !== undefined) return;
+  record = null;
+  const cache = require('../shape/cache.cjs');
+  const dir = cache.usableCacheDir();
+  const identity = identityOf();
+  if (dir === undefined || identity === undefined) return;
+  const file = path.join(dir, `bun-exe-${crypto.createHash('sha256').update(identity).digest('hex')}.json`);
+  let modules = Object.create(null);
+  try {
+    const stored = JSON.parse(fs.readFileSync(file, 'utf8'));
+    if (stored?.identity === identity && stored.modules !== null && typeof stored.modules === 'object') {
+      for (const [name, value] of Object.entries(stored.modules)) if (validDecision(value)) modules[name] = value;
+    }
+  } catch {
+    modules = Object.create(null); // none yet, or unreadable: a new one
+  }
+  record = { file, identity, modules, changed: false };
+  process.once('exit', saveRecord);
+}
+
+/** What the record says of embedded module `file`: false (no SDK class: not read), { format, bytes }, or undefined (not recorded). */
+function recorded(file) {
+  const value = record?.modules[file];
+  if (value === undefined) return undefined;
+  if (value === 0) {
+    counts.recorded++;
+    return false;
+  }
+  return value;
+}
+
+/**
+ * What the record knows of embedded module `file` (`known`: recorded()'s
+ * answer) and its source when it must be read (not recorded as holding no
+ * SDK class, and holding the prefilter's markers): { known, source }.
+ */
+function readUnlessRecorded(file) {
+  const known = recorded(file);
+  return { known, source: known === false ? undefined : sourceWithMarkers(file) };
+}
+
+/**
+ * Note that `file` was read (`source`; `known`: what recorded() said of it),
+ * and what it was found to hold: `format` when it has SDK classes, else undefined.
+ */
+function noteRead(file, source, format, known) {
+  if (known === undefined) counts.scanned++;
+  else counts.patched++;
+  if (record === null || record === undefined) return;
+  const value = format === undefined ? 0 : { format, bytes: source.length };
+  const old = record.modules[file];
+  if (old === value || (old !== undefined && old !== 0 && value !== 0 && old.format === value.format && old.bytes === value.bytes)) return;
+  record.modules[file] = value;
+  record.changed = true;
+}
+
+/** At exit: the record written when it changed; the debug line. */
+function saveRecord() {
+  try {
+    if (record?.changed) {
+      const { replaceFile } = require('../shape/cache.cjs');
+      replaceFile(record.file, JSON.stringify({ identity: record.identity, modules: record.modules }));
+    }
+  } catch {
+    // A cache directory that takes no file: decided again next time.
+  }
+  if (/\bmcp-ordered-dispatch\b/.test(process.env.NODE_DEBUG ?? '')) {
+    require('node:util').debuglog('mcp-ordered-dispatch')('bun record: %d embedded modules scanned, %d read to be patched, %d decided by the record alone', counts.scanned, counts.patched, counts.recorded);
+  }
+}
+
+module.exports = { openRecord, readUnlessRecorded, noteRead, identityOf };
