@@ -9,10 +9,10 @@
 // package's version), in the search by shape's cache directory
 // (lib/shape/cache.cjs: this user's own, never another's; the cache version
 // in its path), written whole or not at all (its replaceFile()) at exit
-// when it changed. A module with SDK classes is patched as ever: its
-// classes' places are the content cache's, checked against its own text; a
-// recorded one whose length differs, or a record that does not hold, is
-// decided again. With NODE_DEBUG=mcp-ordered-dispatch, one line at exit
+// when it changed. A module with SDK classes is read and patched as ever:
+// its classes' places are the content cache's, checked against its own text
+// (and its decision recorded again); a record whose identity or entries do
+// not hold is passed over, every module then decided again. With NODE_DEBUG=mcp-ordered-dispatch, one line at exit
 // counts the modules read and those the record decided.
 
 const fs = require('node:fs');
