@@ -20,14 +20,11 @@
 // Loaded only under Bun, by lib/register/install-hooks.mjs.
 //
 // Bun lines, as run against the raw server (test/runtimes/bun-lines.test.mjs):
-//   - 1.1 and 1.2.0 have no process.getBuiltinModule(): install-hooks.mjs
-//     never comes here, and the process runs stock;
-//   - 1.2.x (1.2.23): with Module._extensions['.js'] wrapped at all (even by
-//     a wrapper that only calls Bun's own), Bun fails to parse CommonJS
-//     files an ES module imports (cross-spawn's which.js) and crashes on
-//     CommonJS apps. A Bun bug no feature check can see without breaking the
-//     process: a version minimum (MIN_BUN); below it, register does nothing
-//     and says so in one line (OLD_RUNTIME);
+//   - before 1.3.0 (lib/register/gate.cjs's MIN_BUN): 1.1 and 1.2.0 have no
+//     process.getBuiltinModule(); with Module._extensions['.js'] wrapped at
+//     all (even by a wrapper that only calls Bun's own), 1.2.x fails to
+//     parse CommonJS files an ES module imports (cross-spawn's which.js) and
+//     crashes on CommonJS apps: the gate leaves them stock, with one line;
 //   - 1.3.0 to 1.4.2 crash (a segmentation fault) on a require() of a file
 //     not loaded yet made inside a Bun.plugin() onResolve that Bun called
 //     for a require(); fixed in 1.4.3. register's onResolve requires its
@@ -38,6 +35,7 @@
 const fs = require('node:fs');
 const Module = require('node:module');
 const hooks = require('./hooks.cjs');
+const { mayRun, olderThan } = require('./gate.cjs');
 
 /**
  * Module._extensions[ext], wrapped: a CommonJS file with SDK classes is
@@ -60,18 +58,8 @@ function wrapExtension(ext) {
   };
 }
 
-/** The oldest Bun line register's Bun path runs on (1.2.x breaks once Module._extensions is wrapped). */
-const MIN_BUN = '1.3.0';
 /** The first Bun line that survives a require() made inside an onResolve called for a require(). */
 const REENTRANT_REQUIRE_SAFE = '1.4.3';
-
-/** Whether Bun version `version` ('1.3.14', '1.4.0-canary.1') is older than `than` ('1.4.3'). */
-function olderThan(version, than) {
-  const a = String(version).split(/[.-]/).map(Number);
-  const b = than.split('.').map(Number);
-  for (let i = 0; i < 3; i++) if ((a[i] || 0) !== b[i]) return (a[i] || 0) < b[i];
-  return false;
-}
 
 /**
  * What register's onResolve would otherwise require() lazily (the search by
@@ -89,23 +77,16 @@ function loadWhatOnResolveNeeds() {
 
 /** Install register under Bun (where this Bun offers no way in, one warning: the application runs stock). */
 function installBunHooks() {
-  const version = process.versions.bun;
-  if (olderThan(version, MIN_BUN)) {
-    require('../warnings/warnings.cjs').sayOnce(
-      'OLD_RUNTIME',
-      `mcp-ordered-dispatch/register needs Bun ${MIN_BUN} or newer (Bun ${version} breaks CommonJS loading once Module._extensions is wrapped), so this process runs stock. To fix it here, upgrade Bun (bun upgrade).`,
-    );
-    return;
-  }
+  if (!mayRun('import')) return;
   if (typeof globalThis.Bun?.plugin !== 'function' || typeof Module._extensions?.['.js'] !== 'function') {
     hooks.warnNoHooks('it has no Bun.plugin() and Module._extensions');
     return;
   }
-  if (olderThan(version, REENTRANT_REQUIRE_SAFE)) loadWhatOnResolveNeeds();
+  if (olderThan(process.versions.bun, REENTRANT_REQUIRE_SAFE)) loadWhatOnResolveNeeds();
   wrapExtension('.js');
   wrapExtension('.cjs');
   const { setupGraph } = require('./bun-graph.cjs');
   globalThis.Bun.plugin({ name: 'mcp-ordered-dispatch', setup: setupGraph });
 }
 
-module.exports = { installBunHooks, olderThan, MIN_BUN };
+module.exports = { installBunHooks };

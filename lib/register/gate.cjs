@@ -1,21 +1,37 @@
 'use strict';
-// Whether register can run in this Node at all, checked before anything of
-// it loads: a Node line without what it uses runs exactly stock, with one
-// line on stderr. `run` puts register into every Node process the host
-// starts, and users' MCP servers still run Node lines older than this
-// package supports (16, 18, early 20): there, nothing may break. Named
-// bail-outs, by the feature each entry needs, not by version numbers:
+// Whether register can run in this runtime line at all, checked before
+// anything of it loads: a line without what it needs runs exactly stock,
+// with one line on stderr. `run` puts register into every Node and Bun
+// process a host starts, and users' MCP servers still run lines older than
+// this package supports (Node 16, 18, early 20; Bun 1.1, 1.2): there,
+// nothing may break. Named bail-outs:
 //   - NO_BUILTIN_MODULE: process.getBuiltinModule() (Node 20.16+, 22.3+),
 //     which register's start takes its built-ins with;
 //   - NO_REQUIRE_ESM: require() of an ES module (Node 20.19+, 22.12+), which
-//     the `--require` entry loads the hooks' installer with.
-// Bun and Deno have their own ways in (lib/register/bun.cjs, deno.cjs) and
-// are not judged here. Written for every Node line from 16 on: no syntax
-// or API that an older line lacks.
+//     the `--require` entry loads the hooks' installer with;
+//   - OLD_BUN: a Bun line before MIN_BUN. By version, since it is a Bun bug
+//     no feature check can see without breaking the process: Bun 1.2.x fails
+//     to load CommonJS once Module._extensions is wrapped at all (1.1 and
+//     1.2.0 also lack getBuiltinModule). lib/register/bun.cjs has the lines
+//     above it that need care.
+// Deno has its own way in (lib/register/deno.cjs). Written for every Node
+// line from 16 on: no syntax or API that an older line lacks.
+
+/** The oldest Bun line register's Bun path runs on. */
+const MIN_BUN = '1.3.0';
+
+/** Whether version `version` ('1.3.14', '1.4.0-canary.1') is older than `than` ('1.4.3'). */
+function olderThan(version, than) {
+  const a = String(version).split(/[.-]/).map(Number);
+  const b = than.split('.').map(Number);
+  for (let i = 0; i < 3; i++) if ((a[i] || 0) !== b[i]) return (a[i] || 0) < b[i];
+  return false;
+}
 
 /** Why register cannot run here through `entry` ('require' or 'import'), or undefined when it can. */
 function whyNot(entry) {
-  if (process.versions.bun !== undefined || process.versions.deno !== undefined) return undefined;
+  if (process.versions.bun !== undefined) return olderThan(process.versions.bun, MIN_BUN) ? 'OLD_BUN' : undefined;
+  if (process.versions.deno !== undefined) return undefined;
   if (typeof process.getBuiltinModule !== 'function') return 'NO_BUILTIN_MODULE';
   if (entry === 'require' && !(process.features && process.features.require_module === true)) return 'NO_REQUIRE_ESM';
   return undefined;
@@ -26,15 +42,20 @@ const NEEDS = {
   NO_REQUIRE_ESM: 'require() of ES modules (Node 20.19+, 22.12+ or 24+, without --no-experimental-require-module)',
 };
 
+/** The one line for bail-out `why`. */
+function lineFor(why) {
+  if (why === 'OLD_BUN') {
+    return `mcp-ordered-dispatch/register needs Bun ${MIN_BUN} or newer (Bun ${process.versions.bun} breaks CommonJS loading once Module._extensions is wrapped), so this process runs stock. To fix it here, upgrade Bun (bun upgrade).`;
+  }
+  return `mcp-ordered-dispatch/register needs ${NEEDS[why]}; Node ${process.version} lacks it, so this process runs stock. To fix it here, run this program on a newer Node.`;
+}
+
 /** Whether register may go on through `entry`; when not, one line says why (once per process) and the process runs stock. */
 function mayRun(entry) {
   const why = whyNot(entry);
   if (why === undefined) return true;
-  require('../warnings/warnings.cjs').sayOnce(
-    'OLD_RUNTIME',
-    `mcp-ordered-dispatch/register needs ${NEEDS[why]}; Node ${process.version} lacks it, so this process runs stock. To fix it here, run this program on a newer Node.`,
-  );
+  require('../warnings/warnings.cjs').sayOnce('OLD_RUNTIME', lineFor(why));
   return false;
 }
 
-module.exports = { mayRun, whyNot };
+module.exports = { mayRun, whyNot, olderThan, MIN_BUN };
