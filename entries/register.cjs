@@ -6,4 +6,4 @@
 // hides what tests load from Node's loader hooks (see lib/register/sandboxed.cjs).
 const underJest = typeof jest !== 'undefined';
 // A Node line register cannot run on (run puts it into every Node process a host starts): stock, one line.
-if (require('../lib/register/gate.cjs').mayRun('require')) require('../lib/register/sandboxed.cjs').register(module, underJest);
+if (require('../lib/register/gate.cjs').mayRun()) require('../lib/register/sandboxed.cjs').register(module, underJest);

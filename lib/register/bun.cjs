@@ -77,7 +77,7 @@ function loadWhatOnResolveNeeds() {
 
 /** Install register under Bun (where this Bun offers no way in, one warning: the application runs stock). */
 function installBunHooks() {
-  if (!mayRun('import')) return;
+  if (!mayRun()) return;
   if (typeof globalThis.Bun?.plugin !== 'function' || typeof Module._extensions?.['.js'] !== 'function') {
     hooks.warnNoHooks('it has no Bun.plugin() and Module._extensions');
     return;

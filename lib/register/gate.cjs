@@ -8,7 +8,9 @@
 //   - NO_BUILTIN_MODULE: process.getBuiltinModule() (Node 20.16+, 22.3+),
 //     which register's start takes its built-ins with;
 //   - NO_REQUIRE_ESM: require() of an ES module (Node 20.19+, 22.12+), which
-//     the `--require` entry loads the hooks' installer with;
+//     the `--require` entry loads the hooks' installer with: known only by
+//     trying (a test runner's sandbox reports process.features of its own),
+//     so lib/register/sandboxed.cjs reports it through refuse();
 //   - OLD_BUN: a Bun line before MIN_BUN. By version, since it is a Bun bug
 //     no feature check can see without breaking the process: Bun 1.2.x fails
 //     to load CommonJS once Module._extensions is wrapped at all (1.1 and
@@ -28,12 +30,11 @@ function olderThan(version, than) {
   return false;
 }
 
-/** Why register cannot run here through `entry` ('require' or 'import'), or undefined when it can. */
-function whyNot(entry) {
+/** Why register cannot run here, or undefined when it can. */
+function whyNot() {
   if (process.versions.bun !== undefined) return olderThan(process.versions.bun, MIN_BUN) ? 'OLD_BUN' : undefined;
   if (process.versions.deno !== undefined) return undefined;
   if (typeof process.getBuiltinModule !== 'function') return 'NO_BUILTIN_MODULE';
-  if (entry === 'require' && !(process.features && process.features.require_module === true)) return 'NO_REQUIRE_ESM';
   return undefined;
 }
 
@@ -50,12 +51,16 @@ function lineFor(why) {
   return `mcp-ordered-dispatch/register needs ${NEEDS[why]}; Node ${process.version} lacks it, so this process runs stock. To fix it here, run this program on a newer Node.`;
 }
 
-/** Whether register may go on through `entry`; when not, one line says why (once per process) and the process runs stock. */
-function mayRun(entry) {
-  const why = whyNot(entry);
-  if (why === undefined) return true;
+/** Say, in one line (once per process), that register cannot run here for `why`: the process runs stock. */
+function refuse(why) {
   require('../warnings/warnings.cjs').sayOnce('OLD_RUNTIME', lineFor(why));
-  return false;
 }
 
-module.exports = { mayRun, whyNot, olderThan, MIN_BUN };
+/** Whether register may go on; when not, one line says why and the process runs stock. */
+function mayRun() {
+  const why = whyNot();
+  if (why !== undefined) refuse(why);
+  return why === undefined;
+}
+
+module.exports = { mayRun, refuse, whyNot, olderThan, MIN_BUN };

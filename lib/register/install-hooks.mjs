@@ -66,7 +66,7 @@ export function installHooks() {
   installed = true;
   if (Module === undefined) {
     // Too old a Node for register: the gate, loaded by import() (nothing here can require() yet), says so.
-    import('./gate.cjs').then((gate) => gate.mayRun('import'), () => {});
+    import('./gate.cjs').then((gate) => gate.mayRun(), () => {});
     return;
   }
   // Bun has neither registerHooks() nor a working module.register(), and

@@ -130,6 +130,8 @@ function register(mod, underJest) {
     try {
       return require('./install-hooks.mjs').installHooks();
     } catch (error) {
+      // A Node line whose require() loads no ES module (20.16-20.18): stock, one line.
+      if (error?.code === 'ERR_REQUIRE_ESM' && !isSandboxed(mod, Module)) return require('./gate.cjs').refuse('NO_REQUIRE_ESM');
       // A sandbox that refuses loader hooks (Jest without injected globals).
       if (!isSandboxed(mod, Module)) throw error;
     }
