@@ -27,7 +27,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const platform = require('../native/platform.cjs');
 const { provideAddon } = require('../native/opened.cjs');
-const { BUILT_GLOBAL, defineClassReceiver } = require('../shape/globals.cjs');
+const { BUILT_GLOBAL, PACKAGE_NAME, defineClassReceiver } = require('../shape/globals.cjs');
 const { createClassReceiver } = require('../patch/receiver.cjs');
 
 const FROM = 'the mcp-ordered-dispatch bundler plugin';
@@ -132,7 +132,7 @@ function seaAddon(name) {
     return undefined; // no such asset: the other places, then the loader's message
   }
   const hash = require('node:crypto').createHash('sha256').update(bytes).digest('hex').slice(0, 32);
-  const dir = path.join(userCacheDir(), 'mcp-ordered-dispatch', 'sea', hash);
+  const dir = path.join(userCacheDir(), PACKAGE_NAME, 'sea', hash);
   const file = path.join(dir, name);
   if (!(fs.existsSync(file) && fs.statSync(file).size === bytes.length)) {
     fs.mkdirSync(dir, { recursive: true });

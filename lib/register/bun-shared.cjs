@@ -11,7 +11,7 @@ const sdk = require('../adapters/modules.cjs');
 const hooks = require('./hooks.cjs');
 
 /** The plugin's namespace: a redirected module's key is `${NAMESPACE}:${path}`. */
-const NAMESPACE = 'mcp-ordered-dispatch';
+const { PACKAGE_NAME: NAMESPACE } = require('../shape/globals.cjs');
 
 /** Bun's first line of a module it bundled; `@bun-cjs` marks a CommonJS one, wrapped as BUN_CJS says. */
 const BUN_PRAGMA = '// @bun';

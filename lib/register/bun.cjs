@@ -36,6 +36,7 @@ const fs = require('node:fs');
 const Module = require('node:module');
 const hooks = require('./hooks.cjs');
 const { mayRun, olderThan } = require('./gate.cjs');
+const { PACKAGE_NAME } = require('../shape/globals.cjs');
 
 /**
  * Module._extensions[ext], wrapped: a CommonJS file with SDK classes is
@@ -86,7 +87,7 @@ function installBunHooks() {
   wrapExtension('.js');
   wrapExtension('.cjs');
   const { setupGraph } = require('./bun-graph.cjs');
-  globalThis.Bun.plugin({ name: 'mcp-ordered-dispatch', setup: setupGraph });
+  globalThis.Bun.plugin({ name: PACKAGE_NAME, setup: setupGraph });
 }
 
 module.exports = { installBunHooks };
