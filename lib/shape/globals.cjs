@@ -41,10 +41,10 @@ module.exports = {
   RECEIVER_GLOBAL: '__mcpOrderedDispatchClassDefined',
   /** The binding of the patch call appended to an SDK ES module (lib/register/esm-transform.cjs); `${PATCH_BINDING}Stdio` too. */
   PATCH_BINDING: '__mcpOrderedDispatchPatch',
-  /** What a module redirected inside a Bun-compiled executable calls first: its import.meta set right (lib/register/bun-graph.cjs). */
+  /** What a module redirected inside a Bun-compiled executable calls first: its import.meta set right (lib/register/bun-embedded.cjs). */
   META_GLOBAL: '__mcpOrderedDispatchMeta',
   /** The binding of the plugin's runtime that a module changed at build time imports and calls first (lib/plugin/index.cjs). */
   START_BINDING: '__mcpOrderedDispatchStart',
-  /** What a CommonJS chunk redirected there calls to run its body (lib/register/bun-graph.cjs). */
+  /** What a CommonJS chunk redirected there calls to run its body (lib/register/bun-embedded.cjs). */
   CJS_GLOBAL: '__mcpOrderedDispatchCjs',
 };
