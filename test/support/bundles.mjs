@@ -14,6 +14,7 @@
 // beside it); `{ extended: true }` adds the bundlers and variants only the
 // plugin's suites build: Vite 8 (SSR for Node: an app build and a library
 // build), tsup 9, rolldown, rspack, and webpack development with devtool 'eval'.
+import { RUNTIMES } from './runtimes.mjs';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -171,20 +172,11 @@ async function rollupAll(dir, entries, keep, { plugin, separate }) {
 }
 
 /**
- * The bun binary of the `bun` devDependency's platform package, or undefined
- * where none installed. The package's own bin is set up by its postinstall,
- * which this repository does not run (package.json allowScripts); the
- * platform package's binary needs none.
+ * The pinned Bun (test/support/runtimes.mjs: on every system the release
+ * tests on, a missing one fails the suites there; undefined elsewhere).
  */
 export function bunBinary() {
-  try {
-    const fromBun = createRequire(require.resolve('bun/package.json'));
-    const pkg = fromBun.resolve(`@oven/bun-${process.platform}-${process.arch}/package.json`);
-    const bin = path.join(path.dirname(pkg), 'bin', process.platform === 'win32' ? 'bun.exe' : 'bun');
-    return fs.existsSync(bin) ? bin : undefined;
-  } catch {
-    return undefined;
-  }
+  return RUNTIMES.bun?.command;
 }
 
 async function bunAll(dir, entries, keep, { plugin, separate }) {
