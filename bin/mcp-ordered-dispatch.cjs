@@ -2,7 +2,7 @@
 'use strict';
 // npx mcp-ordered-dispatch run -- COMMAND [ARGS...]
 // npx mcp-ordered-dispatch setup [--shell=SHELL] [--rc=FILE] HOST... | setup --undo
-// npx mcp-ordered-dispatch doctor [--cwd=DIR] [--json] [--pairs=N]
+// npx mcp-ordered-dispatch doctor [--cwd=DIR] [--json] [--pairs=N] [EXECUTABLE...]
 // npx mcp-ordered-dispatch raw-server [--mode=M] [--progress=N] [--gap=G]
 // npx mcp-ordered-dispatch record --out FILE -- COMMAND [ARGS...]
 // npx mcp-ordered-dispatch replay CASSETTE [--coalesce=MODE] [--gap=G] [--timing[=SCALE]]
@@ -20,10 +20,13 @@ const USAGE = `Usage:
       and changes nothing for any other program. \`setup --undo\` takes the
       block out, leaving the file as it was. \`setup --print-env HOST\`
       prints the variables, for a host started outside a shell.
-  mcp-ordered-dispatch doctor [--cwd=DIR] [--json] [--pairs=N]
+  mcp-ordered-dispatch doctor [--cwd=DIR] [--json] [--pairs=N] [EXECUTABLE...]
       List the MCP SDK copies the project in DIR (default: the working
       directory) resolves, say which mcp-ordered-dispatch can patch, and run
       the lost-progress reproduction against each, stock and patched.
+      Given EXECUTABLEs (a compiled host: claude, opencode, a path), read
+      each one's embedded modules instead, without running it: which hold
+      SDK classes, and whether \`run\` reaches them.
       Exit code 0 when every copy found is fixed by the patch, 1 otherwise.
   mcp-ordered-dispatch raw-server [--mode=M] [--progress=N] [--gap=ping|immediate|MS]
       Serve the raw (SDK-free) MCP test server on stdin/stdout. Modes:
@@ -40,11 +43,17 @@ const USAGE = `Usage:
 
 const DOCTOR_OPTIONS = { cwd: 'value', pairs: 'value', json: 'flag', help: 'flag' };
 
-function parseOptions(argv, known) {
+/** `argv`'s options by `known` ({ name: 'value' | 'flag' }); with `positional`, { options, positional: the other arguments }. */
+function parseOptions(argv, known, { positional } = {}) {
   const options = {};
+  const rest = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const match = /^--([^=]+)(?:=(.*))?$/.exec(arg);
+    if (!match && positional) {
+      rest.push(arg);
+      continue;
+    }
     if (!match) throw new Error(`unexpected argument: ${arg}`);
     const [, key, inline] = match;
     if (!known[key]) throw new Error(`unknown option --${key}`);
@@ -57,11 +66,11 @@ function parseOptions(argv, known) {
     if (value === undefined) throw new Error(`--${key} needs a value`);
     options[key] = value;
   }
-  return options;
+  return positional ? { options, positional: rest } : options;
 }
 
 async function doctorCommand(argv) {
-  const options = parseOptions(argv, DOCTOR_OPTIONS);
+  const { options, positional: executables } = parseOptions(argv, DOCTOR_OPTIONS, { positional: true });
   if (options.help) {
     process.stdout.write(USAGE);
     return 0;
@@ -70,7 +79,7 @@ async function doctorCommand(argv) {
   if (!Number.isInteger(pairs) || pairs < 1) throw new Error(`--pairs must be a positive integer, got ${options.pairs}`);
   const cwd = options.cwd ?? process.cwd();
   const { doctor, report } = require('../lib/doctor/index.cjs');
-  const result = await doctor({ cwd, pairs });
+  const result = await doctor({ cwd, pairs, executables });
   if (options.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
   else process.stdout.write(report(result, { cwd }));
   return result.exitCode;
