@@ -1,124 +1,202 @@
-// Benchmark: what `mcp-ordered-dispatch run --` costs a compiled host's
-// start, side by side with the same start without it, in one run: wall time
-// of the whole process, runs interleaved (each variant first in turn),
-// medians. Goal: ≤ 1.10×. Beside each, the same start with the environment
-// `run` would give it but no launcher in front (register preloaded, nothing
-// else): what the fix itself costs, apart from the launcher's Node process.
+// Benchmark: what the fix costs a compiled host's start, the three starts a
+// Claude Code user makes every day, side by side with the same start stock,
+// in one run: wall time of the whole start, runs interleaved (each variant
+// first in turn), medians. Target: ≤ 1.10× stock for each.
 //
-//   Bun-compiled app   a Bun-compiled executable built here (`bun build
-//                      --compile --splitting`, the pinned Bun) whose entry
-//                      imports a chunk holding the SDK 1.x client and its
-//                      stdio transport, constructs a Client, and exits
-//   claude --version   Claude Code 2.1.328 from `npm run check:hosts`'s cache
-//                      (.cache/hosts), when it is there
-//   claude mcp list    the same, in a home directory of its own with one stdio
-//                      MCP server configured (the raw server, run by this
-//                      Node): a start that loads the SDK and connects
-//   the launcher alone `run -- true` against `true`: the launcher's own
-//                      floor (a Node process that looks at the command's file,
-//                      spawns it and waits), for reading the rows above
+//   claude -p          a whole `claude -p` session against a fake Messages
+//                      API on 127.0.0.1 (test/support/fake-messages-api.mjs)
+//                      with one stdio MCP server (the raw server, run by this
+//                      Node), whose `progress` tool it calls once (3 progress
+//                      notifications), to its exit
+//   claude mcp list    the same home, connecting to the server and exiting
+//   TUI first prompt   the interactive TUI in a pseudo-terminal (util-linux
+//                      `script`), from its start to its prompt on screen;
+//                      then Ctrl-C twice
 //
-//   node bench/launcher.mjs [--runs=21] [--quick] [--json] [--node=PATH]
+// Claude Code is npm run check:hosts's (.cache/hosts); each start runs in a
+// home of its own. The variants of each start:
+//
+//   stock      the host alone
+//   run        `mcp-ordered-dispatch run -- claude …`, the launcher on --node
+//   setup      the environment `run` gives the host (what `setup`'s shell
+//              function sets), with no launcher: register's own cost, in the
+//              host and in the stdio server it starts
+//   … before   (with --before=DIR, a checkout of an earlier commit with its
+//              build) the same two through that checkout's bin and plan
+//
+// The table's notes split each start's cost: the launcher (run − setup) and
+// register (setup − stock). Two rows read those parts alone: the launcher's
+// floor (`run -- true` against `true`), and the stdio server started alone
+// with the NODE_OPTIONS `run` gives it against without (a Node process with
+// no SDK; bench/startup.mjs measures register per Node line).
+//
+//   node bench/launcher.mjs [--runs=11] [--quick] [--json] [--node=PATH] [--before=DIR]
+//                           [--only=print,list,tui,floor,server]
 //
 // --node runs the launcher on another Node (default: this one); on Node
 // 22.15+ the launcher replaces itself with the host (process.execve()).
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { fakeMessagesApi } from '../test/support/fake-messages-api.mjs';
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')).map(([k, v]) => [k, v ?? true]));
-const RUNS = Number(args.runs ?? (args.quick ? 5 : 21));
+const RUNS = Number(args.runs ?? (args.quick ? 3 : 11));
+const ONLY = typeof args.only === 'string' ? new Set(args.only.split(',')) : undefined;
+const wanted = (name) => ONLY === undefined || ONLY.has(name);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const BIN = path.join(ROOT, 'bin', 'mcp-ordered-dispatch.cjs');
-const CLAUDE = path.join(ROOT, '.cache', 'hosts', 'node_modules', '@anthropic-ai', 'claude-code-linux-x64', 'claude');
+const CLAUDE_PKG = path.join(ROOT, '.cache', 'hosts', 'node_modules', '@anthropic-ai', 'claude-code-linux-x64');
+const CLAUDE = path.join(CLAUDE_PKG, 'claude');
+const RAW_SERVER = path.join(ROOT, 'test', 'fixtures', 'raw-server.mjs');
 const TARGET = 1.1;
 const LAUNCHER_NODE = args.node ?? process.execPath;
+const BEFORE = typeof args.before === 'string' ? path.resolve(args.before) : undefined;
+const KILL_MS = 60_000;
+/** What the TUI shows once its prompt is up (the status line under the input box). */
+const PROMPT_SHOWN = /shift\+tab to cycle|\? for shortcuts/;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const quote = (word) => `'${word.replace(/'/g, `'\\''`)}'`;
 
-const { RUNTIMES } = await import('../test/support/runtimes.mjs');
-const bun = RUNTIMES.bun?.command;
-
-// None of a user's Node, Bun or register settings: both variants start from the same environment.
+// None of a user's Node, Bun or register settings: every variant starts from the same environment.
 const baseEnv = { ...process.env };
-for (const name of ['NODE_OPTIONS', 'BUN_OPTIONS', 'BUN_INSPECT_PRELOAD', 'MCP_ORDERED_DISPATCH_NATIVE']) delete baseEnv[name];
+for (const name of ['NODE_OPTIONS', 'BUN_OPTIONS', 'BUN_INSPECT_PRELOAD', 'MCP_ORDERED_DISPATCH_NATIVE', 'MCP_ORDERED_DISPATCH_RUN']) delete baseEnv[name];
 
-const { plan } = createRequire(import.meta.url)('../lib/run/plan.cjs');
+/** A checkout's launcher: its bin, and its plan() (the environment `run` gives a command). */
+function launcherOf(root) {
+  return { bin: path.join(root, 'bin', 'mcp-ordered-dispatch.cjs'), plan: createRequire(path.join(root, 'package.json'))('./lib/run/plan.cjs').plan };
+}
+const launchers = { '': launcherOf(ROOT), ...(BEFORE === undefined ? {} : { ' before': launcherOf(BEFORE) }) };
 
-let env = baseEnv;
-
-/** Wall time of one run of `command args`, in ms (it must exit 0). */
-function time(command, commandArgs, cwd, withEnv = env) {
-  const t0 = process.hrtime.bigint();
-  const r = spawnSync(command, commandArgs, { cwd, env: withEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (r.status !== 0) throw new Error(`${command} ${commandArgs.join(' ')} exited with ${r.signal ?? r.status}: ${r.stderr}`);
-  return ms;
+/**
+ * One start of `command args`, in ms: to its exit (which must be 0), or
+ * with `until`, to the first time its output matches it (then `stop` is
+ * written to its stdin, and it is waited for).
+ */
+function time(command, commandArgs, { cwd, env, until }) {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const child = spawn(command, commandArgs, { cwd, env, stdio: [until ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    let ms;
+    const timer = setTimeout(() => child.kill('SIGKILL'), KILL_MS);
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      out += chunk;
+      if (until === undefined || ms !== undefined) return;
+      if (!until.test(out.replace(/\x1b\[[0-9;?<>=]*[A-Za-z]/g, ''))) return;
+      ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      child.stdin.write('\x03');
+      setTimeout(() => child.stdin.write('\x03'), 200);
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk) => (err += chunk));
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      if (until !== undefined && ms !== undefined) resolve(ms);
+      else if (until === undefined && code === 0) resolve(Number(process.hrtime.bigint() - t0) / 1e6);
+      else reject(new Error(`${command} ${commandArgs.join(' ')} ended with ${signal ?? code}${until ? ' before its prompt' : ''}: ${err}${out.slice(-2000)}`));
+    });
+  });
 }
 
-/** `exe args` stock, under `run --`, and with run's environment alone, interleaved (each in each position in turn): medians in ms. */
-function compare(exe, exeArgs, cwd) {
-  const planned = plan(exe, exeArgs, { env, cwd });
-  const variants = {
-    stock: () => time(exe, exeArgs, cwd),
-    run: () => time(LAUNCHER_NODE, [BIN, 'run', '--', exe, ...exeArgs], cwd),
-    preload: () => time(planned.command, planned.commandArgs, cwd, planned.childEnv),
-  };
+/**
+ * The variants of one start of `exe exeArgs` (in a pseudo-terminal when
+ * `tty`): { name: () => Promise<ms> }.
+ */
+function variantsOf(exe, exeArgs, { cwd, env, tty, until }) {
+  const inTerminal = (argv) => (tty ? ['script', ['-qfec', argv.map(quote).join(' '), '/dev/null']] : [argv[0], argv.slice(1)]);
+  const start = (argv, withEnv) => () => time(...inTerminal(argv), { cwd, env: withEnv, until });
+  const variants = { stock: start([exe, ...exeArgs], env) };
+  for (const [suffix, { bin, plan }] of Object.entries(launchers)) {
+    const planned = plan(exe, exeArgs, { env, cwd });
+    variants[`run${suffix}`] = start([LAUNCHER_NODE, bin, 'run', '--', exe, ...exeArgs], env);
+    variants[`setup${suffix}`] = start([planned.command, ...planned.commandArgs], planned.childEnv);
+  }
+  return variants;
+}
+
+/** Every variant of a start, interleaved (each in each position in turn), after one warm-up each: medians in ms. */
+async function compare(variants) {
   const names = Object.keys(variants);
-  for (const v of Object.values(variants)) v(); // warm the page cache for each
-  const ms = { stock: [], run: [], preload: [] };
+  for (const name of names) await variants[name](); // the page cache, and register's record of the executable
+  const ms = Object.fromEntries(names.map((n) => [n, []]));
   for (let i = 0; i < RUNS; i++) {
     const order = [...names.slice(i % names.length), ...names.slice(0, i % names.length)];
-    for (const name of order) ms[name].push(variants[name]());
+    for (const name of order) ms[name].push(await variants[name]());
   }
-  return { stock: median(ms.stock), run: median(ms.run), preload: median(ms.preload) };
+  return Object.fromEntries(names.map((n) => [n, median(ms[n])]));
 }
 
 const rows = [];
-function row(name, { stock, run, preload }, note) {
-  const ratio = run / stock;
-  rows.push({ row: name, stock, patched: run, unit: 'ms', lowerIsBetter: true, target: `≤ ${TARGET.toFixed(2)}×`, met: ratio <= TARGET, note });
-  rows.push({ row: `${name}: run's environment alone, no launcher`, stock, patched: preload, unit: 'ms', lowerIsBetter: true, note: 'register preloaded as run preloads it, without the launcher\'s Node process in front' });
-  process.stderr.write(`  ${name}: ${stock.toFixed(1)} → ${run.toFixed(1)} ms under run (${ratio.toFixed(3)}×), ${preload.toFixed(1)} ms with its environment alone (${(preload / stock).toFixed(3)}×)\n`);
+const fmt = (ms) => `${ms.toFixed(0)} ms`;
+/** The rows of one start: each variant against stock, the split in the notes. */
+function rowsOf(name, medians, note) {
+  const { stock } = medians;
+  for (const suffix of Object.keys(launchers)) {
+    const run = medians[`run${suffix}`];
+    const setup = medians[`setup${suffix}`];
+    const split = `launcher ${fmt(run - setup)}, register ${fmt(setup - stock)}`;
+    rows.push({ row: `${name}: run --${suffix}`, stock, patched: run, unit: 'ms', lowerIsBetter: true, target: `≤ ${TARGET.toFixed(2)}×`, met: run / stock <= TARGET, note: `${split}; ${note}` });
+    rows.push({ row: `${name}: setup's shell function (no launcher)${suffix}`, stock, patched: setup, unit: 'ms', lowerIsBetter: true, target: `≤ ${TARGET.toFixed(2)}×`, met: setup / stock <= TARGET, note: `register in the host and its server; ${note}` });
+  }
+  process.stderr.write(`  ${name}: ${Object.entries(medians).map(([k, v]) => `${k} ${fmt(v)} (${(v / stock).toFixed(3)}×)`).join(', ')}\n`);
+}
+
+/** A home for Claude Code with onboarding done, the project trusted, the API key approved, and one stdio server. */
+function claudeHome(dir, apiKey) {
+  const home = path.join(dir, 'claude-home');
+  const project = path.join(home, 'project');
+  fs.mkdirSync(project, { recursive: true });
+  const settings = {
+    hasCompletedOnboarding: true,
+    theme: 'dark',
+    customApiKeyResponses: { approved: [apiKey.slice(-20)], rejected: [] },
+    projects: { [project]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } },
+  };
+  fs.writeFileSync(path.join(home, '.claude.json'), JSON.stringify(settings));
+  const env = { ...baseEnv, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', ANTHROPIC_API_KEY: apiKey, TERM: 'xterm-256color' };
+  execFileSync(CLAUDE, ['mcp', 'add', 'raw', '--', process.execPath, RAW_SERVER, '--mode=all-in-one', '--progress=3'], { cwd: project, env, stdio: 'pipe', timeout: 120_000 });
+  return { project, env };
 }
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-bench-launcher-'));
+const api = await fakeMessagesApi();
 try {
-  if (bun !== undefined) {
-    const home = path.join(dir, 'app');
-    fs.mkdirSync(home);
-    fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(home, 'node_modules'), 'junction');
-    fs.writeFileSync(path.join(home, 'app.mjs'), "import { Client } from '@modelcontextprotocol/sdk/client/index.js';\nimport { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';\nnew Client({ name: 'bench', version: '0' }, { capabilities: {} });\nif (typeof StdioClientTransport !== 'function') process.exitCode = 1;\n");
-    fs.writeFileSync(path.join(home, 'main.mjs'), "await import('./app.mjs');\n");
-    const exe = path.join(dir, 'compiled-app');
-    execFileSync(bun, ['build', '--compile', '--splitting', 'main.mjs', `--outfile=${exe}`], { cwd: home, stdio: 'pipe', timeout: 120_000 });
-    row('launcher: a Bun-compiled app that loads the SDK client and exits', compare(exe, [], dir), `wall time, median of ${RUNS}, interleaved; run preloads register through BUN_OPTIONS; launcher on Node ${spawnSync(LAUNCHER_NODE, ['--version'], { encoding: 'utf8' }).stdout.trim()}`);
-  } else {
-    process.stderr.write('  bun is not installed for this platform: the Bun-compiled app row is left out\n');
-  }
   if (fs.existsSync(CLAUDE)) {
-    row('launcher: claude --version (Claude Code 2.1.328, 373 MB)', compare(CLAUDE, ['--version'], dir), `wall time, median of ${RUNS}, interleaved; from npm run check:hosts's cache`);
-    // A home of its own, one stdio server configured; the server, a Node child, inherits run's NODE_OPTIONS.
-    const home = path.join(dir, 'claude-home');
-    const project = path.join(home, 'project');
-    fs.mkdirSync(project, { recursive: true });
-    env = { ...baseEnv, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
-    execFileSync(CLAUDE, ['mcp', 'add', 'raw', '--', process.execPath, path.join(ROOT, 'test', 'fixtures', 'raw-server.mjs')], { cwd: project, env, stdio: 'pipe', timeout: 120_000 });
-    row('launcher: claude mcp list (connects to one stdio server)', compare(CLAUDE, ['mcp', 'list'], project), `wall time, median of ${RUNS}, interleaved; its server a Node child`);
-    env = baseEnv;
+    const version = JSON.parse(fs.readFileSync(path.join(CLAUDE_PKG, 'package.json'), 'utf8')).version;
+    const { project, env } = claudeHome(dir, 'sk-ant-bench-0123456789abcdefghijklmnop');
+    const withApi = { ...env, ANTHROPIC_BASE_URL: api.url };
+    const note = `Claude Code ${version}; median of ${RUNS}, interleaved; launcher on Node ${spawnSync(LAUNCHER_NODE, ['--version'], { encoding: 'utf8' }).stdout.trim()}, server on Node ${process.version}`;
+    if (wanted('print')) {
+      const print = ['-p', 'Call the progress tool of the raw server.', '--allowedTools', 'mcp__raw__progress'];
+      rowsOf('claude -p, one stdio server, one tool call', await compare(variantsOf(CLAUDE, print, { cwd: project, env: withApi })), note);
+    }
+    if (wanted('list')) rowsOf('claude mcp list, one stdio server', await compare(variantsOf(CLAUDE, ['mcp', 'list'], { cwd: project, env })), note);
+    if (wanted('tui') && spawnSync('script', ['--version']).status === 0) {
+      rowsOf('claude TUI, start to first prompt', await compare(variantsOf(CLAUDE, [], { cwd: project, env: withApi, tty: true, until: PROMPT_SHOWN })), note);
+    } else if (wanted('tui')) process.stderr.write('  util-linux `script` is not installed: the TUI row is left out\n');
   } else {
-    process.stderr.write('  .cache/hosts has no Claude Code (npm run check:hosts installs it): its row is left out\n');
+    process.stderr.write('  .cache/hosts has no Claude Code (npm run check:hosts installs it): its rows are left out\n');
   }
-  const trueCommand = fs.existsSync('/bin/true') ? '/bin/true' : undefined;
-  if (trueCommand !== undefined && !args.quick) row('launcher alone: run -- true against true', compare(trueCommand, [], dir), 'the launcher\'s own floor: one Node start, the command looked at, spawned and waited for');
+  const floor = [['floor', 'the launcher alone: run -- true against true', '/bin/true', []], ['server', `its stdio server alone (Node ${process.version}, no SDK): start and exit`, process.execPath, [RAW_SERVER]]];
+  for (const [key, name, command, commandArgs] of floor) {
+    if (!wanted(key) || !fs.existsSync(command)) continue;
+    const medians = await compare(variantsOf(command, commandArgs, { cwd: dir, env: baseEnv }));
+    for (const suffix of Object.keys(launchers)) {
+      const variant = key === 'floor' ? `run${suffix}` : `setup${suffix}`;
+      rows.push({ row: `${name}${suffix}`, stock: medians.stock, patched: medians[variant], unit: 'ms', lowerIsBetter: true, note: key === 'floor' ? 'one Node start, the command looked at, then exec or spawn and wait' : 'with the NODE_OPTIONS run gives a server' });
+    }
+    process.stderr.write(`  ${name}: ${Object.entries(medians).map(([k, v]) => `${k} ${fmt(v)}`).join(', ')}\n`);
+  }
 } finally {
+  await api.close();
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
 if (args.json) console.log(JSON.stringify({ rows }));
 else {
-  console.log('| measurement | stock | under run | ratio | target | notes |\n|---|---|---|---|---|---|');
-  for (const r of rows) console.log(`| ${r.row} | ${r.stock.toFixed(1)} ms | ${r.patched.toFixed(1)} ms | ${(r.patched / r.stock).toFixed(3)}× | ${r.target === undefined ? '' : `${r.target}${r.met ? '' : ' (not met)'}`} | ${r.note} |`);
+  console.log('| start | stock | with the fix | ratio | target | notes |\n|---|---|---|---|---|---|');
+  for (const r of rows) console.log(`| ${r.row} | ${fmt(r.stock)} | ${fmt(r.patched)} | ${(r.patched / r.stock).toFixed(3)}× | ${r.target === undefined ? '' : `${r.target}${r.met ? '' : ' (not met)'}`} | ${r.note} |`);
 }
