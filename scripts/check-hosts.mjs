@@ -39,6 +39,10 @@
 // answer as stock, none lose progress under run, and the command must see
 // the user's environment.
 //
+// And `doctor <executable>` reads each host's executable (not run): its SDK
+// modules and classes are printed, and the check fails when doctor finds
+// no SDK class in a host where register patched one, or one not reached.
+//
 // And the Claude Code executables of the other platforms users run
 // (darwin-arm64, darwin-x64, win32-x64, same version) are read, not run:
 // each must be recognised as a Bun-compiled executable, with the way `run`
@@ -303,10 +307,34 @@ function launch(exe, args, env, cwd, { stock = false } = {}) {
   });
 }
 
+/**
+ * `doctor <exe> --json` on the host's executable (read, not run): its SDK
+ * modules and classes, printed. Fails when doctor finds no SDK class where
+ * register patches one (`patchedClasses`, from the host's runs above), or
+ * when a module it finds is not reached.
+ */
+async function doctorHost(host, exe, patchedClasses) {
+  const r = spawnSync(process.execPath, [BIN, 'doctor', '--json', exe], { encoding: 'utf8', timeout: TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 });
+  let read;
+  try {
+    [read] = JSON.parse(r.stdout).executables;
+  } catch {
+    console.log(`FAIL ${host.name} ${host.version} doctor: no JSON (exit ${r.status}): ${r.stderr.trim().split('\n').slice(-2).join(' | ')}`);
+    return false;
+  }
+  const modules = read.sdk ?? [];
+  const ok = (r.status === 0 && modules.length > 0 && modules.every((m) => m.reached)) || (modules.length === 0 && patchedClasses === 0 && read.kind === 'bun');
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${host.name} ${host.version} doctor (read, not run): ${read.kind === 'bun' ? `${read.modules} embedded modules; ${read.wayIn.words}` : read.message}`);
+  for (const m of modules) console.log(`       ${m.name}${m.entry ? ' (entry)' : ''}: ${m.classes.join(', ')}; ${m.recognised ? 'recognised' : 'NOT recognised'} by the search by shape; ${m.reached ? 'reached' : `NOT reached (${m.why})`}`);
+  if (modules.length === 0) console.log(`       no SDK class found${patchedClasses > 0 ? `, though register patched ${patchedClasses} in it` : ''}`);
+  return ok;
+}
+
 async function checkHost(host) {
   const exe = path.join(CACHE, 'node_modules', host.pkg, host.bin);
   const home = fs.mkdtempSync(path.join(os.tmpdir(), `mcp-od-check-${host.name}-`));
   const results = [];
+  let patchedClasses = 0;
   try {
     const cwd = path.join(home, 'project');
     fs.mkdirSync(cwd);
@@ -324,6 +352,7 @@ async function checkHost(host) {
       const started = r.code === 0;
       const preloaded = main !== undefined && main.registerFiles.length > 0;
       const patched = main?.patched ?? [];
+      patchedClasses = Math.max(patchedClasses, patched.length);
       const ok = started && preloaded && (!connects || patched.some((p) => p.record === 'protocol'));
       results.push({ ok });
       const label = `${host.name} ${host.version} ${args.join(' ')}`;
@@ -353,6 +382,7 @@ async function checkHost(host) {
       }
       results.push({ ok: await checkClaudeLines(exe, env, cwd) });
     }
+    results.push({ ok: await doctorHost(host, exe, patchedClasses) });
   } catch (error) {
     console.log(`FAIL ${host.name} ${host.version}: ${error.message}`);
     results.push({ ok: false });

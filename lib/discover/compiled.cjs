@@ -15,13 +15,17 @@
 // in the file's tail whose Offsets record is consistent counts. Offsets
 // (little-endian, 32 bytes, just before the trailer): byte_count u64,
 // modules { offset u32, length u32 }, entry_point_id u32, compile_exec_argv
-// { offset u32, length u32 }, flags u32; offsets are from the start of the
-// graph, which is byte_count bytes before the record.
+// { offset u32, length u32 }, flags u32 (older lines: the first three
+// alone, 24 bytes); offsets are from the start of the graph, which is
+// byte_count bytes before the record. The module table holds one record per
+// module: name, contents, sourcemap, bytecode (each { offset u32, length
+// u32 }), on later lines two more pointers, then encoding, loader, format
+// and side (u8 each); its size is found by reading the table
+// (lib/discover/bun-graph.cjs reads the modules).
 
 const fs = require('node:fs');
 
 const BUN_TRAILER = Buffer.from('\n---- Bun! ----\n', 'latin1');
-const BUN_OFFSETS_BYTES = 32;
 /** How far from a file's end Bun's trailer is looked for: ELF and PE, Mach-O (whose code signature of a 1 GB executable is ~8 MB). */
 const TAIL_BYTES = { ELF: 1024 * 1024, PE: 1024 * 1024, 'Mach-O': 16 * 1024 * 1024 };
 /** The built-in arguments read at most. */
@@ -52,10 +56,77 @@ function readAt(fd, length, position) {
   return buffer.subarray(0, read);
 }
 
+/** The Offsets record's sizes, newest first: with the built-in arguments and flags (32 bytes), without them (24, older lines). */
+const OFFSETS_SIZES = [32, 24];
+/** A module record's sizes looked for: 4 string pointers and 4 one-byte fields (36), plus 2 pointers (52, later lines), and between. */
+const MIN_MODULE_BYTES = 36;
+const MAX_MODULE_BYTES = 96;
+/** The module table read at most (Claude Code's 4,403 modules take 229 KB). */
+const MAX_TABLE_BYTES = 16 * 1024 * 1024;
+/** The prefixes of an embedded module's name (POSIX, Windows). */
+const EMBEDDED_PREFIXES = ['/$bunfs/', 'B:/~BUN/', 'B:\\~BUN\\'];
+
+/**
+ * The size of one module record in `table` (the graph's module table, of
+ * `byteCount` bytes of graph), or undefined: the smallest size for which
+ * every record's name and contents point inside the graph, every name is a
+ * non-empty one, and every record's last four bytes (encoding, loader,
+ * format, side) hold values Bun writes.
+ */
+function moduleRecordBytes(table, byteCount) {
+  const within = (offset, length) => offset + length <= byteCount;
+  for (let size = MIN_MODULE_BYTES; size <= MAX_MODULE_BYTES; size += 4) {
+    if (table.length === 0 || table.length % size !== 0) continue;
+    let ok = true;
+    for (let at = 0; ok && at < table.length; at += size) {
+      const nameLength = table.readUInt32LE(at + 4);
+      ok = nameLength > 0 && nameLength < 4096 && within(table.readUInt32LE(at), nameLength) &&
+        within(table.readUInt32LE(at + 8), table.readUInt32LE(at + 12)) && table[at + size - 4] <= 2 && table[at + size - 2] <= 2 && table[at + size - 1] <= 1;
+    }
+    if (ok) return size;
+  }
+  return undefined;
+}
+
+/**
+ * The graph of an Offsets record `record` (`size` bytes) ending at file
+ * offset `end` (where the trailer starts), or undefined when it is not
+ * consistent: its byte count inside the file, its module table and
+ * built-in arguments inside the graph, the first module named as Bun names
+ * an embedded one.
+ */
+function graphOf(fd, record, end, size) {
+  const byteCount = record.readBigUInt64LE(0);
+  if (byteCount === 0n || byteCount > BigInt(end - size)) return undefined;
+  const count = Number(byteCount);
+  const base = end - size - count;
+  const modules = { offset: record.readUInt32LE(8), length: record.readUInt32LE(12) };
+  const entryPointId = record.readUInt32LE(16);
+  const argv = size >= 28 ? { offset: record.readUInt32LE(20), length: record.readUInt32LE(24) } : { offset: 0, length: 0 };
+  if (modules.offset + modules.length > count || argv.offset + argv.length > count || argv.length > MAX_EXEC_ARGV_BYTES) return undefined;
+  if (modules.length > MAX_TABLE_BYTES) return undefined;
+  const table = readAt(fd, modules.length, base + modules.offset);
+  const moduleBytes = moduleRecordBytes(table, count);
+  if (moduleBytes === undefined || entryPointId >= table.length / moduleBytes) return undefined;
+  const firstName = readAt(fd, Math.min(table.readUInt32LE(4), 16), base + table.readUInt32LE(0)).toString('latin1');
+  if (!EMBEDDED_PREFIXES.some((prefix) => firstName.startsWith(prefix))) return undefined;
+  const execArgv = argv.length === 0 ? '' : readAt(fd, argv.length, base + argv.offset).toString('utf8');
+  return {
+    execArgv,
+    // What the graph's layout says of the Bun that wrote it (lib/run/rule.cjs's BUN_LAYOUTS reads it).
+    layout: { offsetsBytes: size, moduleBytes, flags: size >= 32 ? record.readUInt32LE(28) : undefined },
+    base,
+    byteCount: count,
+    entryPointId,
+    table,
+  };
+}
+
 /**
  * Bun's standalone module graph in the file open at `fd` (`size` bytes):
- * { execArgv: the built-in arguments' text } or undefined when it is not a
- * Bun single-file executable.
+ * { execArgv: the built-in arguments' text, layout, base (the graph's file
+ * offset), byteCount, entryPointId, table (the module records, as read) },
+ * or undefined when it is not a Bun single-file executable.
  */
 function bunStandaloneOf(fd, size, format) {
   const tailStart = Math.max(0, size - TAIL_BYTES[format]);
@@ -64,20 +135,12 @@ function bunStandaloneOf(fd, size, format) {
   // The last trailer whose record is consistent (the one in Bun's own code never is).
   for (;;) {
     at = tail.lastIndexOf(BUN_TRAILER, at - 1);
-    if (at < BUN_OFFSETS_BYTES) return undefined;
-    const record = tail.subarray(at - BUN_OFFSETS_BYTES, at);
-    const byteCount = record.readBigUInt64LE(0);
-    const recordAt = tailStart + at - BUN_OFFSETS_BYTES;
-    if (byteCount === 0n || byteCount > BigInt(recordAt)) continue;
-    const count = Number(byteCount);
-    const modulesOffset = record.readUInt32LE(8);
-    const modulesLength = record.readUInt32LE(12);
-    const argvOffset = record.readUInt32LE(20);
-    const argvLength = record.readUInt32LE(24);
-    if (modulesOffset + modulesLength > count || argvOffset + argvLength > count || argvLength > MAX_EXEC_ARGV_BYTES) continue;
-    const base = recordAt - count;
-    const execArgv = argvLength === 0 ? '' : readAt(fd, argvLength, base + argvOffset).toString('utf8');
-    return { execArgv };
+    if (at < OFFSETS_SIZES[OFFSETS_SIZES.length - 1]) return undefined;
+    for (const recordSize of OFFSETS_SIZES) {
+      if (at < recordSize) continue;
+      const graph = graphOf(fd, tail.subarray(at - recordSize, at), tailStart + at, recordSize);
+      if (graph !== undefined) return graph;
+    }
   }
 }
 
@@ -158,11 +221,21 @@ function isNodeSea(fd, size, format) {
   return holdsSeaFuse(fd, size);
 }
 
+/** The executable open at `fd`: { format, bytes, graph (bunStandaloneOf()'s, or undefined) }, or undefined when it is none. */
+function executableAt(fd) {
+  const format = executableFormatOf(readAt(fd, 4, 0));
+  if (format === undefined) return undefined;
+  const bytes = fs.fstatSync(fd).size;
+  return { format, bytes, graph: bunStandaloneOf(fd, bytes, format) };
+}
+
 /**
  * What the file at `file` is: undefined when it is not a compiled executable
  * (a script, a missing file); else { format, bytes, kind } with kind
  * 'bun' (and `execArgv`, Bun's built-in arguments; `blocksBunOptions` when
- * they end with `--`, which makes Bun ignore BUN_OPTIONS), 'node-sea', or
+ * they end with `--`, which makes Bun ignore BUN_OPTIONS; `layout`, what the
+ * graph's layout says of the Bun that wrote it: { offsetsBytes, moduleBytes,
+ * flags }), 'node-sea', or
  * 'native' (anything else). `{ sea: false }` skips the SEA scan (a full read
  * of a large file) for callers that do not need it.
  */
@@ -170,13 +243,12 @@ function compiledKindOf(file, { sea = true } = {}) {
   let fd;
   try {
     fd = fs.openSync(file, 'r');
-    const format = executableFormatOf(readAt(fd, 4, 0));
-    if (format === undefined) return undefined;
-    const bytes = fs.fstatSync(fd).size;
-    const bun = bunStandaloneOf(fd, bytes, format);
+    const opened = executableAt(fd);
+    if (opened === undefined) return undefined;
+    const { format, bytes, graph: bun } = opened;
     if (bun !== undefined) {
       const args = bun.execArgv.trim().split(/\s+/);
-      return { format, bytes, kind: 'bun', execArgv: bun.execArgv, blocksBunOptions: args[args.length - 1] === '--' };
+      return { format, bytes, kind: 'bun', execArgv: bun.execArgv, blocksBunOptions: args[args.length - 1] === '--', layout: bun.layout };
     }
     if (sea && isNodeSea(fd, bytes, format)) return { format, bytes, kind: 'node-sea' };
     return { format, bytes, kind: 'native' };
@@ -187,4 +259,4 @@ function compiledKindOf(file, { sea = true } = {}) {
   }
 }
 
-module.exports = { compiledKindOf, executableFormatOf };
+module.exports = { compiledKindOf, executableFormatOf, executableAt, readAt };

@@ -11,7 +11,7 @@ const { spawn } = require('node:child_process');
 const { findSdkCopies, findBundledCopies } = require('../discover/discover.cjs');
 const { findCompiledExecutables } = require('../discover/executables.cjs');
 const { LOAD_FAILED } = require('../native/load-error.cjs');
-const { bunWayInWords } = require('../run/rule.cjs');
+const { doctorExecutables, sdkModulesOf } = require('./executables.cjs');
 const { FIX } = require('../warnings/warnings.cjs');
 
 const PROBE = path.join(__dirname, 'probe.cjs');
@@ -157,6 +157,7 @@ const BUILT_IN = 'patched at build time';
 const NOT_REACHABLE = 'compiled executable: not reachable at run time';
 const BY_RUN = 'reached by mcp-ordered-dispatch run';
 const BUILD_TIME_ONLY = 'only at build time';
+const NOT_REACHED_BY_RUN = 'not reached by mcp-ordered-dispatch run';
 
 /** A bundled copy's row: found by shape, what register does with it, and that its reproduction was not run. */
 function bundledRow(copy) {
@@ -195,15 +196,7 @@ function compiledRow(exe) {
   if (exe.builtIn) {
     return { ...row, verdict: BUILT_IN, why: `${exe.file} is a compiled executable (${size}) whose SDK classes were patched when it was built (it holds the build-time receiver call). ${notChecked}` };
   }
-  if (exe.kind === 'bun') {
-    return {
-      ...row,
-      verdict: BY_RUN,
-      run: `npx mcp-ordered-dispatch run -- ${command}`,
-      why: `${exe.file} is a Bun-compiled executable (${size}) that carries the SDK's Protocol. Started as \`npx mcp-ordered-dispatch run -- ${command} ...\`, ` +
-        `the fix reaches it at run time (${bunWayInWords(exe)}; its SDK chunks are patched as they load); started directly, it runs stock. ${notChecked}`,
-    };
-  }
+  if (exe.kind === 'bun') return bunRow(row, exe, size, command, notChecked);
   if (exe.kind === 'node-sea') {
     return {
       ...row,
@@ -219,6 +212,20 @@ function compiledRow(exe) {
       '(register hooks module loading, install() patches installed packages), so it runs stock and can lose progress notifications. ' +
       BUILD_IT_IN,
   };
+}
+
+/** A Bun-compiled executable's row: its SDK modules read (lib/doctor/executables.cjs), reached by `run` or not. */
+function bunRow(row, exe, size, command, notChecked) {
+  const read = sdkModulesOf(exe.file);
+  const modules = read?.sdk ?? [];
+  const unreached = modules.filter((m) => !m.reached);
+  const listed = modules.map((m) => `${m.name}${m.entry ? ' (entry)' : ''}: ${m.classes.join(', ')}, ${m.reached ? 'reached' : `NOT reached (${m.why})`}`).join('; ');
+  const way = read?.wayIn.words ?? 'its embedded modules could not be read';
+  const head = `${exe.file} is a Bun-compiled executable (${size}) that carries the SDK's Protocol; its SDK modules: ${listed || 'none found by shape'}.`;
+  if (read !== undefined && modules.length > 0 && unreached.length === 0) {
+    return { ...row, sdk: modules, verdict: BY_RUN, run: `npx mcp-ordered-dispatch run -- ${command}`, why: `${head} Started as \`npx mcp-ordered-dispatch run -- ${command} ...\`, the fix reaches them at run time (${way}); started directly, it runs stock. ${notChecked}` };
+  }
+  return { ...row, sdk: modules, verdict: NOT_REACHED_BY_RUN, why: `${head} \`mcp-ordered-dispatch run\` does not reach ${unreached.length > 0 ? `${unreached.length} of them` : 'them'} (${way}), so they run stock. ${BUILD_IT_IN}` };
 }
 
 function table(rows) {
@@ -243,7 +250,8 @@ function table(rows) {
  * Find and check every SDK copy resolvable from `cwd`.
  * @returns {Promise<{ exitCode: 0 | 1, rows: object[], message: string }>}
  */
-async function doctor({ cwd = process.cwd(), pairs = 2, progress = 3, concurrency = 2, timeoutMs = 60_000 } = {}) {
+async function doctor({ cwd = process.cwd(), pairs = 2, progress = 3, concurrency = 2, timeoutMs = 60_000, executables = [] } = {}) {
+  if (executables.length > 0) return doctorExecutables(executables, { cwd });
   const base = path.resolve(cwd);
   const addon = addonStatus();
   const copies = findSdkCopies([base]);
@@ -319,6 +327,7 @@ async function doctor({ cwd = process.cwd(), pairs = 2, progress = 3, concurrenc
 }
 
 function report(result, { cwd }) {
+  if (result.executables !== undefined) return `mcp-ordered-dispatch ${SELF.version} doctor — reading compiled executables (nothing is run)\n\n${result.message}\n`;
   const out = [];
   out.push(`mcp-ordered-dispatch ${SELF.version} doctor — node ${process.version}, project ${path.resolve(cwd)}`);
   if (result.addon?.loaded) out.push(`native addon: ${result.addon.file} (from ${result.addon.from})`);

@@ -196,6 +196,10 @@ function plan(command, args, { env = process.env, cwd = process.cwd() } = {}) {
   if (way.bailOut === 'NODE_SEA') {
     return { ...base, childEnv: env, notice: `${command} is a Node single executable application: nothing reaches the SDK inside it at run time, so it runs unchanged; ${FIX.BUILD_IT_IN}.` };
   }
+  if (way.bailOut === 'NO_WAY_IN') {
+    // One line, and the host as it is: no carrier set, for it or for what it starts.
+    return { ...base, childEnv: env, notice: `${file} is a Bun-compiled executable ${rule.bunWayInWords(compiled).words}, so nothing reaches the SDK inside it at run time and it runs unchanged; ${FIX.BUILD_IT_IN}, or ask its developers to build it with ${rule.BUN_NEWER}.` };
+  }
   const values = rule.carrierValues({ cjs: register.cjs, mjs: register.file });
   const theirs = env.BUN_INSPECT_PRELOAD;
   const chained = way.carriers.includes('BUN_INSPECT_PRELOAD') && theirs !== undefined && theirs !== '' && !rule.holdsRegister(theirs, { cjs: register.cjs, mjs: register.file })

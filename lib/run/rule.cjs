@@ -24,8 +24,51 @@ const CARRIERS = Object.freeze(['NODE_OPTIONS', 'BUN_OPTIONS', 'BUN_INSPECT_PREL
 /** The named bail-outs: why nothing at run time reaches a command. */
 const BAIL_OUTS = Object.freeze({
   NODE_SEA: 'a Node single executable application runs its main script past every module hook',
+  NO_WAY_IN: 'its Bun reads neither BUN_OPTIONS nor BUN_INSPECT_PRELOAD for it',
   DENO_SUBCOMMAND: 'this Deno subcommand runs no module of its own',
 });
+
+/**
+ * Which ways in a Bun-compiled executable's Bun honours, by the layout of
+ * its module graph (lib/discover/compiled.cjs's `layout`: the lines below
+ * each write a layout of their own) and its built-in arguments
+ * (`--compile-exec-argv`): none, some (`args`), or some ending with `--`
+ * (`dashdash`). Measured by building an executable with each line and
+ * starting it with each variable set (the preload ran or not): 1.1.38;
+ * 1.2.23 and 1.3.0; 1.3.14, 1.4.0 to 1.4.5 (opencode's 1.3.14, cline's
+ * 1.3.13 and Claude Code's 1.4.6 write the same layout as the last).
+ * Newest first; a layout not listed is taken as the newest's.
+ */
+/** What a host whose Bun reads no preload can ask its developers for: every layout of that line and later reads one. */
+const BUN_NEWER = 'Bun 1.3.13 or later';
+const BUN_LAYOUTS = Object.freeze([
+  {
+    lines: BUN_NEWER,
+    matches: (layout) => layout.moduleBytes >= 52,
+    honours: { none: ['BUN_OPTIONS'], args: ['BUN_OPTIONS', 'BUN_INSPECT_PRELOAD'], dashdash: ['BUN_INSPECT_PRELOAD'] },
+  },
+  {
+    lines: 'Bun 1.2 to 1.3.x before 1.3.13',
+    matches: (layout) => layout.offsetsBytes >= 32,
+    honours: { none: [], args: ['BUN_OPTIONS', 'BUN_INSPECT_PRELOAD'], dashdash: ['BUN_INSPECT_PRELOAD'] },
+  },
+  {
+    lines: 'Bun 1.1 or older',
+    matches: () => true,
+    honours: { none: [], args: [], dashdash: [] },
+  },
+]);
+
+/**
+ * What a Bun-compiled executable's Bun honours (`compiled`: compiledKindOf()'s
+ * result): { lines (its Bun, in words), honours: the carriers it reads a
+ * preload from, of BUN_OPTIONS and BUN_INSPECT_PRELOAD, argvEnd: 'none' | 'args' | 'dashdash' }.
+ */
+function bunHonours(compiled) {
+  const argvEnd = compiled.blocksBunOptions === true ? 'dashdash' : (compiled.execArgv ?? '').trim() === '' ? 'none' : 'args';
+  const row = compiled.layout === undefined ? BUN_LAYOUTS[0] : BUN_LAYOUTS.find((r) => r.matches(compiled.layout));
+  return { lines: row.lines, honours: row.honours[argvEnd], argvEnd };
+}
 
 /** A value for a space-separated option list (NODE_OPTIONS' rules): quoted when it holds a space, a quote or a backslash. */
 function optionValue(text) {
@@ -45,20 +88,35 @@ function wayIn({ compiled, runtime, spacedPath = false }) {
   if (compiled?.kind === 'node-sea') return { kind: 'node-sea', carriers: [], denoPreload: false, bailOut: 'NODE_SEA' };
   const carriers = spacedPath ? ['NODE_OPTIONS'] : ['NODE_OPTIONS', 'BUN_OPTIONS'];
   let kind = compiled?.kind ?? runtime ?? 'other';
-  // A Bun-compiled executable whose built-in arguments end with `--` reads
-  // no BUN_OPTIONS; BUN_INSPECT_PRELOAD takes a path with spaces.
-  const blocked = compiled?.kind === 'bun' && compiled.blocksBunOptions === true;
-  if (blocked || spacedPath) carriers.push('BUN_INSPECT_PRELOAD');
-  if (blocked) kind = 'bun-inspect-preload';
+  if (compiled?.kind === 'bun') {
+    // BUN_OPTIONS splits on white space; BUN_INSPECT_PRELOAD takes a path with spaces.
+    const { honours } = bunHonours(compiled);
+    const options = honours.includes('BUN_OPTIONS') && !spacedPath;
+    const inspect = honours.includes('BUN_INSPECT_PRELOAD');
+    if (!options && !inspect) return { kind: 'bun', carriers: [], denoPreload: false, bailOut: 'NO_WAY_IN' };
+    if (!options || spacedPath) carriers.push('BUN_INSPECT_PRELOAD');
+    if (!options) kind = 'bun-inspect-preload';
+    return { kind, carriers, denoPreload: false, bailOut: undefined };
+  }
+  if (spacedPath) carriers.push('BUN_INSPECT_PRELOAD');
   if (compiled?.kind === 'native' || compiled === undefined) kind = runtime ?? kind;
   return { kind, carriers, denoPreload: runtime === 'deno' && (compiled === undefined || compiled.kind === 'native'), bailOut: undefined };
 }
 
-/** How the fix reaches a Bun-compiled executable, in words (doctor's row). */
+/** Its built-in arguments, in words. */
+const ARGV_WORDS = { none: 'it has no built-in arguments', args: 'it has built-in arguments', dashdash: 'its built-in arguments end with `--`' };
+
+/**
+ * How the fix reaches a Bun-compiled executable, in words (doctor's row, and
+ * why not in `run`'s one line): { reached, words }.
+ */
 function bunWayInWords(compiled) {
-  return wayIn({ compiled }).carriers.includes('BUN_INSPECT_PRELOAD')
-    ? 'its built-in arguments end with `--`, so Bun ignores BUN_OPTIONS for it: `run` preloads register through BUN_INSPECT_PRELOAD'
-    : '`run` preloads register through BUN_OPTIONS';
+  const { lines, argvEnd } = bunHonours(compiled);
+  const way = wayIn({ compiled });
+  const why = `built with ${lines} (by its module graph's layout) and ${ARGV_WORDS[argvEnd]}`;
+  if (way.bailOut === 'NO_WAY_IN') return { reached: false, words: `${why}: ${BAIL_OUTS.NO_WAY_IN}` };
+  const through = way.kind === 'bun-inspect-preload' ? 'BUN_INSPECT_PRELOAD' : 'BUN_OPTIONS';
+  return { reached: true, words: `${why}: \`run\` preloads register through ${through}` };
 }
 
 /**
@@ -158,4 +216,4 @@ function envWithMarked(env, vars) {
   return envWithFix(env, names, values, { inspectPreload: values.BUN_INSPECT_PRELOAD });
 }
 
-module.exports = { MARKER, CARRIERS, BAIL_OUTS, wayIn, bunWayInWords, carrierValues, holdsRegister, envWithFix, takeFixOut, envWithMarked, markerOf, optionValue };
+module.exports = { MARKER, CARRIERS, BAIL_OUTS, BUN_LAYOUTS, BUN_NEWER, bunHonours, wayIn, bunWayInWords, carrierValues, holdsRegister, envWithFix, takeFixOut, envWithMarked, markerOf, optionValue };

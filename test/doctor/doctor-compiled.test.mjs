@@ -1,5 +1,5 @@
 // doctor and compiled executables: a project whose bin is a Bun-compiled
-// executable carrying the SDK (built here with `bun build --compile` from a
+// executable carrying the SDK (built here with `bun build --compile --splitting` from a
 // tiny 1.x client) gets that executable listed as reached at run time by
 // `mcp-ordered-dispatch run -- <bin>` (through BUN_OPTIONS; through
 // BUN_INSPECT_PRELOAD when its built-in arguments end with `--`, as
@@ -66,11 +66,14 @@ before(async () => {
   fs.mkdirSync(home);
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(home, 'node_modules'), 'junction');
   fs.writeFileSync(path.join(home, 'app.mjs'), APP);
+  // The entry imports the app lazily: --splitting puts the SDK in a chunk of its own, which `run` reaches
+  // (an SDK in the entry module is not: test/doctor/doctor-executable.test.mjs).
+  fs.writeFileSync(path.join(home, 'main.mjs'), "await import('./app.mjs');\n");
   plainExe = path.join(home, 'app-plain');
-  execFileSync(bun, ['build', '--compile', 'app.mjs', `--outfile=${plainExe}`], { cwd: home, stdio: 'pipe', timeout: 120_000 });
+  execFileSync(bun, ['build', '--compile', '--splitting', 'main.mjs', `--outfile=${plainExe}`], { cwd: home, stdio: 'pipe', timeout: 120_000 });
   // Built-in arguments ending with `--` (as opencode's): Bun ignores BUN_OPTIONS for it.
   blockedExe = path.join(home, 'app-blocked');
-  execFileSync(bun, ['build', '--compile', '--compile-exec-argv=--smol --', 'app.mjs', `--outfile=${blockedExe}`], { cwd: home, stdio: 'pipe', timeout: 120_000 });
+  execFileSync(bun, ['build', '--compile', '--splitting', '--compile-exec-argv=--smol --', 'main.mjs', `--outfile=${blockedExe}`], { cwd: home, stdio: 'pipe', timeout: 120_000 });
   // The same app, its SDK classes given the build-time receiver call as it is bundled, then compiled.
   const esbuild = require('esbuild');
   const handOver = {
@@ -134,7 +137,8 @@ test('a Bun-compiled executable whose built-in arguments end with `--` (as openc
   assert.equal(code, 1);
   const row = compiledRowOf(result);
   assert.equal(row.verdict, 'reached by mcp-ordered-dispatch run');
-  assert.match(row.why, /built-in arguments end with `--`, so Bun ignores BUN_OPTIONS for it: `run` preloads register through BUN_INSPECT_PRELOAD/);
+  assert.match(row.why, /built-in arguments end with `--`: `run` preloads register through BUN_INSPECT_PRELOAD/);
+  assert.deepEqual(row.sdk.map((m) => [m.classes, m.reached]), [[['Protocol (1.x)', 'stdio client transport'], true]]);
 });
 
 test('a project whose bin is a Node single executable application carrying the SDK: "only at build time", the bundler plugin named, exit 1', { skip: (bun === undefined || process.platform !== 'linux') && 'needs bun (for the fixture) and Linux (the Node 24 package)' }, async () => {
