@@ -53,12 +53,12 @@
 // nothing under run while stock lost; 1 otherwise.
 import { spawnSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { installedNode, installedBun, ensureNode, ensureBun, OLD_LINES, OLD_BUNS } from './node-lines.mjs';
+import { fakeMessagesApi } from '../test/support/fake-messages-api.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -168,66 +168,6 @@ function install(hosts) {
   fs.mkdirSync(CACHE, { recursive: true });
   const r = spawnSync('npm', ['install', '--prefix', CACHE, '--no-save', '--no-package-lock', '--ignore-scripts', '--no-audit', '--no-fund', ...missing], { stdio: 'inherit' });
   if (r.status !== 0) throw new Error(`npm install of ${missing.join(', ')} failed`);
-}
-
-/**
- * A fake Anthropic Messages API on 127.0.0.1. A turn offered every tool of
- * `calls` ([{ id, name, input }]; default: the raw server's `progress`) and
- * holding no tool result yet is answered with a call of each; every other
- * turn with "done" (streamed or not, as asked). The tool results sent back
- * are kept: `results` maps a call's id to its text. Resolves { url, results, close }.
- */
-function fakeMessagesApi(calls = [{ id: 'toolu_check_hosts', name: 'mcp__raw__progress', input: {} }]) {
-  const results = new Map();
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      let json = {};
-      try {
-        json = JSON.parse(body);
-      } catch {
-        // Not JSON: answered as a plain turn.
-      }
-      if (!req.url.startsWith('/v1/messages') || req.url.includes('count_tokens')) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ input_tokens: 10 }));
-        return;
-      }
-      for (const message of json.messages ?? []) {
-        for (const part of Array.isArray(message.content) ? message.content : []) {
-          if (part?.type !== 'tool_result') continue;
-          const text = typeof part.content === 'string' ? part.content : (part.content ?? []).map((c) => c.text ?? '').join('');
-          results.set(part.tool_use_id, text);
-        }
-      }
-      const offered = new Set((json.tools ?? []).map((t) => t.name));
-      const wantsTools = calls.every((c) => offered.has(c.name)) && !JSON.stringify(json.messages ?? []).includes('tool_result');
-      const blocks = wantsTools ? calls.map(({ id, name, input }) => ({ type: 'tool_use', id, name, input })) : [{ type: 'text', text: 'done' }];
-      const stop = wantsTools ? 'tool_use' : 'end_turn';
-      const message = { id: 'msg_check_hosts', type: 'message', role: 'assistant', model: json.model ?? 'fake', stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 }, content: [] };
-      if (!json.stream) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ ...message, content: blocks, stop_reason: stop }));
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const event = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
-      event('message_start', { message });
-      blocks.forEach((block, index) => {
-        const tool = block.type === 'tool_use';
-        event('content_block_start', { index, content_block: tool ? { ...block, input: {} } : { type: 'text', text: '' } });
-        event('content_block_delta', { index, delta: tool ? { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } : { type: 'text_delta', text: 'done' } });
-        event('content_block_stop', { index });
-      });
-      event('message_delta', { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 1 } });
-      event('message_stop', {});
-      res.end();
-    });
-  });
-  return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${server.address().port}`, results, close: () => new Promise((r) => server.close(r)) }));
-  });
 }
 
 /** Claude Code's debug log text (~/.claude/debug/*.txt) under `env.HOME`. */

@@ -16,7 +16,7 @@
 // alone). Every read is bounded.
 
 const fs = require('node:fs');
-const { bunStandaloneOf, executableFormatOf, readAt } = require('./compiled.cjs');
+const { executableAt, readAt } = require('./compiled.cjs');
 const { embeddedFormatOf } = require('./bun-pragma.cjs');
 const { mayDefineSdkClass } = require('../adapters/modules.cjs');
 const { SERVER_PARAMS } = require('../adapters/stdio.cjs');
@@ -86,10 +86,7 @@ function readBunGraph(file) {
   let fd;
   try {
     fd = fs.openSync(file, 'r');
-    const format = executableFormatOf(readAt(fd, 4, 0));
-    if (format === undefined) return undefined;
-    const bytes = fs.fstatSync(fd).size;
-    const graph = bunStandaloneOf(fd, bytes, format);
+    const { format, bytes, graph } = executableAt(fd) ?? {};
     if (graph === undefined) return undefined;
     const modules = modulesOf(fd, graph);
     const sdk = [];
