@@ -13,8 +13,15 @@
 //! `Number(progressToken)`, which is an integer for every token the SDK
 //! issues. Anything else (NaN, fractions, out of the safe range) is never
 //! issued, so it is always unknown.
+//!
+//! Switched on for a host run's report ([`TokenTable::count_same_read`]),
+//! the table also counts the progress the stock SDK drops: a notification
+//! delivered to its handler whose request's response came after it in the
+//! same read. Stock runs notification handlers a microtask late and the
+//! response at once, so that response retires the token first and the
+//! notification meets "unknown token". Off, none of it runs.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use super::view::is_safe_integer;
 
@@ -47,6 +54,25 @@ pub struct TokenStats {
     pub tombstones: u64,
 }
 
+/// What a table switched on for the report counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReadStats {
+    /// Reads begun ([`TokenTable::begin_read`]).
+    pub reads: u64,
+    /// Progress notifications delivered to their handler (token active).
+    pub progress: u64,
+    /// Of those, the ones whose request's response retired the token later
+    /// in the same read: what stock drops.
+    pub same_read: u64,
+}
+
+/// The report's counting: this read's delivered progress, by token.
+#[derive(Debug, Default)]
+struct SameRead {
+    stats: ReadStats,
+    delivered: HashMap<i64, u64>,
+}
+
 #[derive(Debug)]
 pub struct TokenTable {
     active: HashSet<i64>,
@@ -58,6 +84,8 @@ pub struct TokenTable {
     late_responses: VecDeque<i64>,
     limit: usize,
     stats: TokenStats,
+    /// Only when the report is on.
+    same_read: Option<Box<SameRead>>,
 }
 
 fn key(token: f64) -> Option<i64> {
@@ -85,6 +113,7 @@ impl TokenTable {
             late_responses: VecDeque::new(),
             limit,
             stats: TokenStats::default(),
+            same_read: None,
         }
     }
 
@@ -112,9 +141,25 @@ impl TokenTable {
     /// The request behind `token` is finished. Returns false if the token was
     /// not active (nothing to retire).
     pub fn retire(&mut self, token: f64) -> bool {
+        self.retire_as(token, false)
+    }
+
+    /// `retire`, by the response to the token's request: progress delivered
+    /// earlier in this read counts as what stock drops (when switched on).
+    pub fn retire_answered(&mut self, token: f64) -> bool {
+        self.retire_as(token, true)
+    }
+
+    fn retire_as(&mut self, token: f64, answered: bool) -> bool {
         let Some(k) = key(token) else { return false };
         if !self.active.remove(&k) {
             return false;
+        }
+        if let Some(s) = self.same_read.as_deref_mut() {
+            let delivered = s.delivered.remove(&k).unwrap_or(0);
+            if answered {
+                s.stats.same_read += delivered;
+            }
         }
         self.stats.retired += 1;
         if self.limit == 0 {
@@ -159,6 +204,40 @@ impl TokenTable {
         state
     }
 
+    /// Switch the report's counting on (it stays on).
+    pub fn count_same_read(&mut self) {
+        if self.same_read.is_none() {
+            self.same_read = Some(Box::default());
+        }
+    }
+
+    /// A read begins: what the last one delivered can no longer be followed
+    /// by its response in the same read.
+    pub fn begin_read(&mut self) {
+        if let Some(s) = self.same_read.as_deref_mut() {
+            s.stats.reads += 1;
+            s.delivered.clear();
+        }
+    }
+
+    /// A progress notification for `token` goes to its handler now (counted
+    /// only while the token is active, as the SDK delivers only then).
+    pub fn progress_delivered(&mut self, token: f64) {
+        let Some(s) = self.same_read.as_deref_mut() else {
+            return;
+        };
+        let Some(k) = key(token).filter(|k| self.active.contains(k)) else {
+            return;
+        };
+        s.stats.progress += 1;
+        *s.delivered.entry(k).or_default() += 1;
+    }
+
+    /// The report's counts, when switched on.
+    pub fn read_stats(&self) -> Option<ReadStats> {
+        self.same_read.as_deref().map(|s| s.stats)
+    }
+
     /// The request `id` was rejected although its response may still arrive.
     pub fn expect_late_response(&mut self, id: f64) {
         let Some(k) = key(id) else { return };
@@ -195,6 +274,9 @@ impl TokenTable {
         self.tombstones.clear();
         self.tombstoned.clear();
         self.late_responses.clear();
+        if let Some(s) = self.same_read.as_deref_mut() {
+            s.delivered.clear();
+        }
     }
 
     pub fn stats(&self) -> TokenStats {
@@ -293,6 +375,106 @@ mod tests {
         assert_eq!(t.state(2.0), TokenState::Unknown);
         assert!(!t.expects_late_responses());
         assert_eq!(t.stats().issued, 2);
+    }
+
+    /// The stock SDK's loss, replayed: one read is a run of messages; a
+    /// notification's handler runs after the whole read, the response at
+    /// once. Returns how many delivered notifications found their token gone.
+    fn stock_drops(reads: &[&[(bool, i64)]]) -> u64 {
+        let mut active: HashSet<i64> = (0..8).collect();
+        let mut dropped = 0;
+        for read in reads {
+            let mut deferred = Vec::new();
+            for &(response, token) in *read {
+                if response {
+                    active.remove(&token);
+                } else if active.contains(&token) {
+                    deferred.push(token);
+                }
+            }
+            dropped += deferred.iter().filter(|t| !active.contains(t)).count() as u64;
+        }
+        dropped
+    }
+
+    /// The same reads through the table switched on (issue, deliver, retire
+    /// by the response), as the patched SDK drives it.
+    fn counted(reads: &[&[(bool, i64)]]) -> ReadStats {
+        let mut t = TokenTable::new(4);
+        t.count_same_read();
+        for token in 0..8 {
+            t.issue(token as f64);
+        }
+        for read in reads {
+            t.begin_read();
+            for &(response, token) in *read {
+                if response {
+                    t.retire_answered(token as f64);
+                } else {
+                    t.progress_delivered(token as f64);
+                }
+            }
+        }
+        t.read_stats().unwrap()
+    }
+
+    #[test]
+    fn progress_before_its_response_in_one_read_is_what_stock_drops() {
+        const P: bool = false;
+        const R: bool = true;
+        let cases: [&[&[(bool, i64)]]; 6] = [
+            // all-in-one: three notifications and the response in one read
+            &[&[(P, 0), (P, 0), (P, 0), (R, 0)]],
+            // last-with-response
+            &[&[(P, 1)], &[(P, 1)], &[(P, 1), (R, 1)]],
+            // separate: every message its own read
+            &[&[(P, 2)], &[(P, 2)], &[(R, 2)]],
+            // the response before the progress (late: never delivered)
+            &[&[(R, 3), (P, 3)]],
+            // two requests interleaved in one read, one answered
+            &[&[(P, 4), (P, 5), (R, 4), (P, 5)], &[(R, 5)]],
+            // a response for another request does not count this one
+            &[&[(P, 6), (R, 7)], &[(R, 6)]],
+        ];
+        let expected = [3, 1, 0, 0, 1, 0];
+        for (reads, want) in cases.iter().zip(expected) {
+            let stats = counted(reads);
+            assert_eq!(stats.same_read, want, "{reads:?}");
+            assert_eq!(stock_drops(reads), want, "the stock model: {reads:?}");
+            assert_eq!(stats.reads, reads.len() as u64);
+        }
+    }
+
+    #[test]
+    fn same_read_counting_is_off_by_default_and_ignores_other_retires() {
+        let mut t = TokenTable::new(4);
+        t.issue(1.0);
+        t.begin_read();
+        t.progress_delivered(1.0);
+        t.retire_answered(1.0);
+        assert_eq!(t.read_stats(), None);
+
+        let mut t = TokenTable::new(4);
+        t.count_same_read();
+        t.issue(1.0);
+        t.issue(2.0);
+        t.begin_read();
+        t.progress_delivered(1.0);
+        // cancelled, not answered: stock would have delivered it
+        assert!(t.retire(1.0));
+        t.progress_delivered(9.0); // never issued: not delivered
+        t.progress_delivered(2.0);
+        t.clear(); // closed: nothing carries over
+        t.issue(2.0);
+        t.retire_answered(2.0);
+        assert_eq!(
+            t.read_stats(),
+            Some(ReadStats {
+                reads: 1,
+                progress: 2,
+                same_read: 0
+            })
+        );
     }
 
     #[test]

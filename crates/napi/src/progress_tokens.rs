@@ -36,6 +36,14 @@ pub struct ProgressTokenStats {
     pub tombstones: f64,
 }
 
+/// `tokens.readStats()`: the report's counts (see `TokenTable::count_same_read`).
+#[napi(object)]
+pub struct ProgressReadStats {
+    pub reads: f64,
+    pub progress: f64,
+    pub same_read: f64,
+}
+
 #[napi]
 impl ProgressTokens {
     /// `new ProgressTokens(maxTombstones = 1024)`
@@ -75,6 +83,51 @@ impl ProgressTokens {
                 TokenState::Late => "late",
                 TokenState::Unknown => "unknown",
             })
+        })
+    }
+
+    /// `retire`, by the response to the token's request (the report counts it).
+    #[napi]
+    pub fn retire_answered(&self, token: f64) -> napi::Result<bool> {
+        guarded("ProgressTokens.retireAnswered()", || {
+            Ok(self.table.borrow_mut().retire_answered(token))
+        })
+    }
+
+    /// Switches the report's counting on, for good.
+    #[napi]
+    pub fn count_same_read(&self) -> napi::Result<()> {
+        guarded("ProgressTokens.countSameRead()", || {
+            self.table.borrow_mut().count_same_read();
+            Ok(())
+        })
+    }
+
+    #[napi]
+    pub fn begin_read(&self) -> napi::Result<()> {
+        guarded("ProgressTokens.beginRead()", || {
+            self.table.borrow_mut().begin_read();
+            Ok(())
+        })
+    }
+
+    #[napi]
+    pub fn progress_delivered(&self, token: f64) -> napi::Result<()> {
+        guarded("ProgressTokens.progressDelivered()", || {
+            self.table.borrow_mut().progress_delivered(token);
+            Ok(())
+        })
+    }
+
+    /// The report's counts, or undefined when counting is off.
+    #[napi]
+    pub fn read_stats(&self) -> napi::Result<Option<ProgressReadStats>> {
+        guarded("ProgressTokens.readStats()", || {
+            Ok(self.table.borrow().read_stats().map(|s| ProgressReadStats {
+                reads: s.reads as f64,
+                progress: s.progress as f64,
+                same_read: s.same_read as f64,
+            }))
         })
     }
 
