@@ -56,8 +56,23 @@ function refuse(why) {
   require('../warnings/warnings.cjs').sayOnce('OLD_RUNTIME', lineFor(why));
 }
 
-/** Whether register may go on; when not, one line says why and the process runs stock. */
+/**
+ * Whether this is the thread module.register()'s hooks run on. Node runs
+ * --require preloads there too (register.cjs, under `run`), but nothing of
+ * the application runs there, and the hooks the main thread's register
+ * registered reach every module it loads: register does nothing there,
+ * silently (there, it would only register its hooks a second time). Every
+ * worker thread has process.chdir disabled; of them only that one has no
+ * parentPort (node:worker_threads is loaded in worker threads only: it is
+ * no small load).
+ */
+function inHooksThread() {
+  return process.chdir !== undefined && process.chdir.disabled === true && require('node:worker_threads').parentPort === null;
+}
+
+/** Whether register may go on; when not, one line says why and the process runs stock (in the hooks thread, silently). */
 function mayRun() {
+  if (inHooksThread()) return false;
   const why = whyNot();
   if (why !== undefined) refuse(why);
   return why === undefined;
