@@ -3,10 +3,15 @@
 // an MCP SDK ES module that defines `Protocol` or a stdio transport loads,
 // append a call that patches it on the main thread as the module finishes
 // evaluating (lib/register/esm-transform.cjs).
-import transform from './esm-transform.cjs';
-import rewrite from '../shape/rewrite.cjs';
-
-const { patchedSdkSource } = transform;
+//
+// The CommonJS files it needs are required, not imported: an `import` of a
+// CommonJS file makes Node parse it for its export names first (its
+// cjs-module-lexer), which every process with this thread would pay for.
+// They load with the first module that loads (a process that loads none
+// loads none of them).
+const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);
+let transform;
+let rewrite;
 
 let patchUrl;
 let framing = true;
@@ -26,7 +31,9 @@ export async function load(url, context, nextLoad) {
   if (result.format !== 'module' || result.source == null) return result;
   // Node 20 also runs --require preloads on the loader thread, so this hook
   // can be registered twice: the call is appended once.
-  let source = patchedSdkSource(url, result.source, patchUrl, framing);
+  transform ??= require('./esm-transform.cjs');
+  rewrite ??= require('../shape/rewrite.cjs');
+  let source = transform.patchedSdkSource(url, result.source, patchUrl, framing);
   // SDK copies bundled into any ES module (CommonJS ones go through
   // lib/register/hooks.cjs's Module.prototype._compile wrapper).
   if (source === undefined && rewriteOptions !== undefined) source = rewrite.rewriteSdkClasses(result.source, url, 'module', rewriteOptions);
