@@ -164,9 +164,12 @@ function installedVersion(pkg) {
 function install(hosts) {
   const missing = hosts.filter((h) => installedVersion(h.pkg) !== h.version).map((h) => `${h.pkg}@${h.version}`);
   if (missing.length === 0) return;
+  // npm prunes what one install does not name: every host installed is named again, at its version.
+  const kept = HOSTS.filter((h) => !hosts.some((c) => c.pkg === h.pkg) && installedVersion(h.pkg) !== undefined).map((h) => `${h.pkg}@${installedVersion(h.pkg)}`);
+  const named = [...hosts.map((h) => `${h.pkg}@${h.version}`), ...kept];
   console.log(`check:hosts: installing ${missing.join(', ')} into ${path.relative(ROOT, CACHE)} ...`);
   fs.mkdirSync(CACHE, { recursive: true });
-  const r = spawnSync('npm', ['install', '--prefix', CACHE, '--no-save', '--no-package-lock', '--ignore-scripts', '--no-audit', '--no-fund', ...missing], { stdio: 'inherit' });
+  const r = spawnSync('npm', ['install', '--prefix', CACHE, '--no-save', '--no-package-lock', '--ignore-scripts', '--no-audit', '--no-fund', ...named], { stdio: 'inherit' });
   if (r.status !== 0) throw new Error(`npm install of ${missing.join(', ')} failed`);
 }
 

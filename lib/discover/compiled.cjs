@@ -95,7 +95,7 @@ function moduleRecordBytes(table, byteCount) {
  * built-in arguments inside the graph, the first module named as Bun names
  * an embedded one.
  */
-function graphOf(fd, record, end, size) {
+function graphOf(fd, record, end, size, tail, tailStart) {
   const byteCount = record.readBigUInt64LE(0);
   if (byteCount === 0n || byteCount > BigInt(end - size)) return undefined;
   const count = Number(byteCount);
@@ -105,7 +105,9 @@ function graphOf(fd, record, end, size) {
   const argv = size >= 28 ? { offset: record.readUInt32LE(20), length: record.readUInt32LE(24) } : { offset: 0, length: 0 };
   if (modules.offset + modules.length > count || argv.offset + argv.length > count || argv.length > MAX_EXEC_ARGV_BYTES) return undefined;
   if (modules.length > MAX_TABLE_BYTES) return undefined;
-  const table = readAt(fd, modules.length, base + modules.offset);
+  // The table sits just before the record: in the tail already read, but for a graph of very many modules.
+  const tableAt = base + modules.offset - tailStart;
+  const table = tableAt >= 0 ? tail.subarray(tableAt, tableAt + modules.length) : readAt(fd, modules.length, base + modules.offset);
   const moduleBytes = moduleRecordBytes(table, count);
   if (moduleBytes === undefined || entryPointId >= table.length / moduleBytes) return undefined;
   const firstName = readAt(fd, Math.min(table.readUInt32LE(4), 16), base + table.readUInt32LE(0)).toString('latin1');
@@ -138,7 +140,7 @@ function bunStandaloneOf(fd, size, format) {
     if (at < OFFSETS_SIZES[OFFSETS_SIZES.length - 1]) return undefined;
     for (const recordSize of OFFSETS_SIZES) {
       if (at < recordSize) continue;
-      const graph = graphOf(fd, tail.subarray(at - recordSize, at), tailStart + at, recordSize);
+      const graph = graphOf(fd, tail.subarray(at - recordSize, at), tailStart + at, recordSize, tail, tailStart);
       if (graph !== undefined) return graph;
     }
   }
