@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 'use strict';
-// npx mcp-ordered-dispatch run -- COMMAND [ARGS...]
+// npx mcp-ordered-dispatch run [--report] -- COMMAND [ARGS...]
+// npx mcp-ordered-dispatch report [FILE] [--json]
 // npx mcp-ordered-dispatch setup [--shell=SHELL] [--rc=FILE] HOST... | setup --undo
 // npx mcp-ordered-dispatch doctor [--cwd=DIR] [--json] [--pairs=N] [EXECUTABLE...]
 // npx mcp-ordered-dispatch raw-server [--mode=M] [--progress=N] [--gap=G]
@@ -14,6 +15,14 @@ const USAGE = `Usage:
       commands it runs for you get your own environment. Its exit code,
       signals, stdin, stdout, stderr and TTY pass through. What reaches
       what: docs/run.md.
+      With --report (before the command), the host's processes write what
+      the fix did to a file (one line on stderr says which), never to the
+      host's output: \`mcp-ordered-dispatch report\` shows it.
+  mcp-ordered-dispatch report [FILE] [--json]
+      Show the report of the last \`run --report\` (or FILE): each process's
+      SDK copies patched, the progress notifications delivered that stock
+      drops (those in the same read as their request's response), the
+      warnings. docs/report.md.
   mcp-ordered-dispatch setup [--shell=bash|zsh|fish|powershell] [--rc=FILE] HOST...
       Keep the fix on for HOST (claude, opencode, ...) without typing run:
       one block in the shell's startup file starts each HOST as run would,
@@ -85,6 +94,35 @@ async function doctorCommand(argv) {
   return result.exitCode;
 }
 
+const REPORT_OPTIONS = { json: 'flag', help: 'flag' };
+
+function reportCommand(argv) {
+  const { options, positional } = parseOptions(argv, REPORT_OPTIONS, { positional: true });
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (positional.length > 1) throw new Error('report takes one FILE');
+  const report = require('../lib/report/index.cjs');
+  const file = positional[0] ?? report.latestReport();
+  if (file === undefined) {
+    process.stderr.write('mcp-ordered-dispatch report: no report yet; run a host with `mcp-ordered-dispatch run --report -- HOST`, then exit it.\n');
+    return 1;
+  }
+  const records = report.readReport(file);
+  process.stdout.write(options.json ? `${JSON.stringify({ file, records }, null, 2)}\n` : report.summary(file, records));
+  return 0;
+}
+
+/** `run [--report] [--] COMMAND...`: with --report, the host's environment names the report's file, and one line on stderr says where. */
+function runArguments(argv) {
+  if (argv[0] !== '--report') return { argv, env: process.env };
+  const report = require('../lib/report/index.cjs');
+  const file = report.newReportFile();
+  require('node:fs').writeSync(2, `mcp-ordered-dispatch run: the report of this run goes to ${file}; \`mcp-ordered-dispatch report\` shows it once the host exits.\n`);
+  return { argv: argv.slice(1), env: report.envWithReport(process.env, file) };
+}
+
 const SETUP_OPTIONS = { shell: 'value', rc: 'value', undo: 'flag', 'print-env': 'flag', help: 'flag' };
 
 function setupCommand(argv) {
@@ -123,11 +161,14 @@ async function main(argv) {
         process.stdout.write(USAGE);
         return 0;
       }
-      // Loads only lib/run/ (and lib/discover/compiled.cjs): the launcher is on the host's start path.
+      // Loads only lib/run/ (and lib/discover/compiled.cjs; with --report, lib/report/): the launcher is on the host's start path.
+      const { argv: command, env } = runArguments(rest);
       const { run, exitLike } = require('../lib/run/index.cjs');
-      exitLike(await run(rest));
+      exitLike(await run(command, { env }));
       return undefined;
     }
+    case 'report':
+      return reportCommand(rest);
     case 'doctor':
       return doctorCommand(rest);
     case 'setup':

@@ -72,14 +72,14 @@ function dispatcherFor(protocol, state, generation) {
   return new Dispatcher({
     // The classifier mirrors the SDK generation's own schemas.
     sdk: generation,
-    onResponse: (message) => {
+    onResponse: progress.answeredBy(state, (message) => {
       try {
         if (progress.isExpectedLateResponse(protocol, state, message)) return;
         protocol._onresponse(message);
       } catch (error) {
         keep(state, error);
       }
-    },
+    }),
     onRequest: (message, extra) => {
       try {
         protocol._onrequest(message, extra);
@@ -180,7 +180,8 @@ function interceptRouting(protocol, transport, generation) {
       const state = progress.stateOf(protocol);
       state.dispatcher ??= dispatcherFor(protocol, state, generation);
       const dispatcher = state.dispatcher;
-      transport.onmessage = function orderedOnMessage(message, extra) {
+      // With the report on, wrapped to count reads (lib/progress/tokens.cjs).
+      transport.onmessage = progress.countReads(state, function orderedOnMessage(message, extra) {
         previous?.(message, extra);
         // The read buffer it came from, if any (stdio: a native one hands
         // over the framer's classification, lib/patch/transports.cjs).
@@ -204,7 +205,7 @@ function interceptRouting(protocol, transport, generation) {
         // only one, so any other (messages queued from inside a callback) is thrown a microtask later.
         for (let i = 1; i < escapes.length; i++) queueMicrotask(() => { throw escapes[i]; });
         throw escapes[0];
-      };
+      });
     },
   });
   return () => {

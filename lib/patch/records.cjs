@@ -49,6 +49,9 @@ function replaceMethods(proto, key, methods, fields = {}) {
     },
   };
   Object.defineProperty(proto, key, { value: record, configurable: true, enumerable: false });
+  // The report, when it is on (lib/progress/tokens.cjs): this copy's class was patched.
+  const progress = require('../progress/tokens.cjs');
+  if (progress.reporting) progress.reportRecorder().patched(proto, fields, require('../discover/package-of.cjs').packageOf);
   return record;
 }
 

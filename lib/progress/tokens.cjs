@@ -11,6 +11,14 @@
 // table first: late progress (a tombstoned token) is dropped quietly and
 // handed to onLateProgress; never-issued tokens take the SDK's path and its
 // "unknown token" error.
+//
+// The report (docs/report.md): when MCP_ORDERED_DISPATCH_REPORT names a file,
+// read once as this file loads, every instance's table also counts the
+// progress stock drops (crates/core/src/tokens.rs), and ./report.cjs writes
+// the process's record at exit (started when the first SDK class or instance
+// is patched). Without it, ./report.cjs never loads and no function below
+// does any of that work: the counting variants are chosen once, where each
+// is made.
 
 const native = require('../native/addon.cjs');
 // Where the SDK keeps its handler maps, its own progress handler and its
@@ -28,6 +36,30 @@ const MapGet = Map.prototype.get;
 const MapSet = Map.prototype.set;
 const MapDelete = Map.prototype.delete;
 const MapClear = Map.prototype.clear;
+
+/** The variable that switches the report on, naming the file it goes to. */
+const REPORT_ENV = 'MCP_ORDERED_DISPATCH_REPORT';
+
+function reportFileOf(env) {
+  try {
+    const file = env[REPORT_ENV];
+    return typeof file === 'string' && file !== '' ? file : undefined;
+  } catch {
+    // Deno without env access: no report.
+    return undefined;
+  }
+}
+
+/** Where this process's report goes, resolved once; undefined: the report is off. */
+const REPORT_FILE = reportFileOf(process.env);
+const reporting = REPORT_FILE !== undefined;
+let recorder;
+
+/** The process's report recorder (./report.cjs), started the first time an SDK class or instance is patched; only when reporting. */
+function reportRecorder() {
+  recorder ??= require('./report.cjs').start(REPORT_FILE);
+  return recorder;
+}
 
 /** install() options every instance starts from; configure() overrides per instance. */
 const defaults = { onLateProgress: undefined, maxTombstones: 1024 };
@@ -65,7 +97,16 @@ function stateOf(protocol) {
       sdkProgressHandler: undefined,
       plainProgress: undefined,
       fastProgress: 0,
+      // The report's (only when it is on): whether a read is under way, the
+      // id of the response being handled, the messages dispatched.
+      reading: false,
+      answering: undefined,
+      counts: undefined,
     };
+    if (reporting) {
+      state.tokens._countSameRead();
+      state.counts = reportRecorder().track(state.tokens);
+    }
     Object.defineProperty(protocol, kState, { value: state, configurable: true });
   }
   return state;
@@ -91,11 +132,22 @@ function instrumentProgressHandlers(protocol, state) {
       tokens.issue(Number(key));
       return MapSet.call(this, key, value);
     }),
-    delete: hidden(function del(key) {
-      const had = MapDelete.call(this, key);
-      if (had) tokens.retire(Number(key));
-      return had;
-    }),
+    delete: hidden(!reporting
+      ? function del(key) {
+        const had = MapDelete.call(this, key);
+        if (had) tokens.retire(Number(key));
+        return had;
+      }
+      // The report: a retire by the response being handled (answeredBy()) counts.
+      : function del(key) {
+        const had = MapDelete.call(this, key);
+        if (had) {
+          const k = Number(key);
+          if (k === state.answering) tokens._retireAnswered(k);
+          else tokens.retire(k);
+        }
+        return had;
+      }),
     clear: hidden(function clear() {
       MapClear.call(this);
       tokens.clear();
@@ -125,8 +177,18 @@ function expectUntilTheReadEnds(state, messageId) {
   });
 }
 
-/** The patched `_onprogress`, wrapping the SDK's own. */
+/** The patched `_onprogress`, wrapping the SDK's own (with the report on, counting what it delivers). */
 function makeOnProgress(stockOnProgress) {
+  const onProgress = orderedOnProgress(stockOnProgress);
+  if (!reporting) return onProgress;
+  return function _onprogress(notification) {
+    // The table counts it only while its token is active (its handler runs).
+    this[kState]?.tokens._progressDelivered(Number(notification.params?.progressToken));
+    return onProgress.call(this, notification);
+  };
+}
+
+function orderedOnProgress(stockOnProgress) {
   return function _onprogress(notification) {
     const state = this[kState];
     if (state === undefined) return stockOnProgress.call(this, notification);
@@ -214,6 +276,48 @@ function isExpectedLateResponse(protocol, state, message) {
 }
 
 /**
+ * The report's side of the routing (lib/patch/protocol.cjs asks, once per
+ * connection, and gets `onmessage` back as it is when the report is off): a
+ * read is one synchronous run of onmessage calls, the run in which the stock
+ * SDK's deferred notification handlers have not run yet (they run at the
+ * next microtask checkpoint, which ends the read here too). Each read is
+ * begun in the table; each message counted.
+ */
+function countReads(state, onmessage) {
+  if (!reporting) return onmessage;
+  const endRead = () => {
+    state.reading = false;
+  };
+  return function orderedOnMessage(message, extra) {
+    state.counts.messages++;
+    if (!state.reading) {
+      state.reading = true;
+      state.tokens._beginRead();
+      queueMicrotask(endRead);
+    }
+    return onmessage.call(this, message, extra);
+  };
+}
+
+/**
+ * The report's side of onResponse (lib/patch/protocol.cjs; as it is when the
+ * report is off): while `respond` handles a response, a retire of its id is
+ * the response's (instrumentProgressHandlers()).
+ */
+function answeredBy(state, respond) {
+  if (!reporting) return respond;
+  return (message) => {
+    const outer = state.answering;
+    state.answering = Number(message?.id);
+    try {
+      respond(message);
+    } finally {
+      state.answering = outer;
+    }
+  };
+}
+
+/**
  * Per-instance settings: `onLateProgress(notification)` for progress that
  * arrives after its request finished, and `maxTombstones`.
  */
@@ -250,6 +354,11 @@ function dispatchStats(protocol) {
 }
 
 module.exports = {
+  REPORT_ENV,
+  reporting,
+  reportRecorder,
+  countReads,
+  answeredBy,
   kState,
   stateOf,
   reportHandlerError,

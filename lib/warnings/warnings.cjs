@@ -40,6 +40,8 @@ const FIX = Object.freeze({
 });
 
 const said = new Set();
+// The codes printed, in order: a host run's report lists them (lib/progress/report.cjs).
+const printed = [];
 
 /**
  * Print warning `which` (a WARNINGS key) with `text`; with `onceKey`, only
@@ -52,6 +54,7 @@ function warn(which, text, onceKey) {
     if (said.has(key)) return false;
     said.add(key);
   }
+  printed.push(code);
   process.emitWarning(text, { type, code });
   return true;
 }
@@ -66,6 +69,7 @@ function sayOnce(which, text) {
   const { code } = WARNINGS[which];
   if (said.has(code)) return;
   said.add(code);
+  printed.push(code);
   if (process.env.NODE_NO_WARNINGS === '1' || process.execArgv.includes('--no-warnings')) return;
   try {
     require('node:fs').writeSync(2, `${text} (${code})\n`);
@@ -84,4 +88,9 @@ function warnSource(which, messageSource) {
   return `globalThis.process?.emitWarning?.(${messageSource},{type:${JSON.stringify(type)},code:${JSON.stringify(code)}})`;
 }
 
-module.exports = { WARNINGS, FIX, warn, sayOnce, warnSource };
+/** The codes of the warnings this process printed (or would have, under --no-warnings), in order. */
+function printedCodes() {
+  return [...printed];
+}
+
+module.exports = { WARNINGS, FIX, warn, sayOnce, warnSource, printedCodes };

@@ -36,7 +36,7 @@ pub struct ProgressTokenStats {
     pub tombstones: f64,
 }
 
-/// `tokens.readStats()`: the report's counts (see `TokenTable::count_same_read`).
+/// `tokens._readStats()`: the report's counts (see `TokenTable::count_same_read`).
 #[napi(object)]
 pub struct ProgressReadStats {
     pub reads: f64,
@@ -87,7 +87,8 @@ impl ProgressTokens {
     }
 
     /// `retire`, by the response to the token's request (the report counts it).
-    #[napi]
+    /// The report's methods are internal (`_`): lib/progress/ alone calls them.
+    #[napi(js_name = "_retireAnswered")]
     pub fn retire_answered(&self, token: f64) -> napi::Result<bool> {
         guarded("ProgressTokens.retireAnswered()", || {
             Ok(self.table.borrow_mut().retire_answered(token))
@@ -95,7 +96,7 @@ impl ProgressTokens {
     }
 
     /// Switches the report's counting on, for good.
-    #[napi]
+    #[napi(js_name = "_countSameRead")]
     pub fn count_same_read(&self) -> napi::Result<()> {
         guarded("ProgressTokens.countSameRead()", || {
             self.table.borrow_mut().count_same_read();
@@ -103,7 +104,7 @@ impl ProgressTokens {
         })
     }
 
-    #[napi]
+    #[napi(js_name = "_beginRead")]
     pub fn begin_read(&self) -> napi::Result<()> {
         guarded("ProgressTokens.beginRead()", || {
             self.table.borrow_mut().begin_read();
@@ -111,7 +112,7 @@ impl ProgressTokens {
         })
     }
 
-    #[napi]
+    #[napi(js_name = "_progressDelivered")]
     pub fn progress_delivered(&self, token: f64) -> napi::Result<()> {
         guarded("ProgressTokens.progressDelivered()", || {
             self.table.borrow_mut().progress_delivered(token);
@@ -120,7 +121,7 @@ impl ProgressTokens {
     }
 
     /// The report's counts, or undefined when counting is off.
-    #[napi]
+    #[napi(js_name = "_readStats")]
     pub fn read_stats(&self) -> napi::Result<Option<ProgressReadStats>> {
         guarded("ProgressTokens.readStats()", || {
             Ok(self.table.borrow().read_stats().map(|s| ProgressReadStats {

@@ -1,0 +1,141 @@
+'use strict';
+// The host run's report, on the process's side (docs/report.md): loaded by
+// lib/progress/tokens.cjs only when MCP_ORDERED_DISPATCH_REPORT names a file.
+// It gathers which SDK classes were patched (lib/patch/records.cjs tells it),
+// every instance's counts (the token tables count in Rust,
+// crates/core/src/tokens.rs) and the warnings printed (lib/warnings/warnings.cjs
+// keeps their codes), and at exit appends one line of JSON to the file: one
+// record per process, so the MCP servers a host starts (which inherit the
+// variable) add theirs beside the host's. It writes nothing else, anywhere:
+// never the host's stdout or its terminal.
+
+const fs = require('node:fs');
+const path = require('node:path');
+
+/** The record's format; lib/report/ reads the versions it knows. */
+const REPORT_VERSION = 1;
+
+/** This process's one recorder. */
+let started;
+
+function runtimeOf() {
+  const versions = process.versions ?? {};
+  if (versions.bun) return `bun ${versions.bun}`;
+  if (versions.deno) return `deno ${versions.deno}`;
+  return `node ${versions.node}`;
+}
+
+/** The host's own package: name and version of the nearest package.json of its script, else of its executable. */
+function hostPackage(packageOf) {
+  for (const file of [process.argv[1], process.execPath]) {
+    if (typeof file !== 'string' || !path.isAbsolute(file) || file.startsWith('/$bunfs/')) continue;
+    try {
+      const pkg = packageOf(fs.realpathSync(file));
+      if (pkg !== undefined) return { name: pkg.name, version: pkg.version };
+    } catch {
+      // Not on disk (an embedded module's path): the next one.
+    }
+  }
+  return undefined;
+}
+
+class Recorder {
+  file;
+  startedAt = new Date().toISOString();
+  // source key -> { source, generation, classes }
+  copies = new Map();
+  // Each instance's token table and its { messages }.
+  tables = [];
+  host = undefined;
+  written = false;
+
+  constructor(file) {
+    this.file = path.resolve(file);
+  }
+
+  /** A class of an SDK copy was patched: `fields` are its patch record's (lib/patch/records.cjs). */
+  patched(proto, fields, packageOf) {
+    if (this.host === undefined) this.host = hostPackage(packageOf) ?? null;
+    const source = fields.source?.name ? fields.source : undefined;
+    // A copy: one package release and build (its classes are in several files).
+    const key = source === undefined ? '' : `${source.name}@${source.version}:${source.build}`;
+    let copy = this.copies.get(key);
+    if (copy === undefined) {
+      copy = { source: source === undefined ? null : { name: source.name, version: source.version, build: source.build }, generation: undefined, classes: [], files: [] };
+      this.copies.set(key, copy);
+    }
+    copy.generation ??= fields.generation ?? fields.sdk;
+    if (typeof source?.file === 'string' && !copy.files.includes(source.file)) copy.files.push(source.file);
+    let name = '?';
+    try {
+      name = proto.constructor?.name || '?';
+    } catch {
+      // A prototype without a readable constructor: unnamed.
+    }
+    copy.classes.push(fields.generation === undefined ? `${name} (stdio)` : name);
+  }
+
+  /** An instance's token table (counting switched on); returns its counts, which the routing adds to. */
+  track(tokens) {
+    const counts = { messages: 0 };
+    this.tables.push({ tokens, counts });
+    return counts;
+  }
+
+  /** The process's record, now. */
+  record() {
+    const counts = { instances: this.tables.length, reads: 0, messages: 0, progressDelivered: 0, sameRead: 0, unknownToken: 0, late: 0 };
+    for (const { tokens, counts: own } of this.tables) {
+      const read = tokens._readStats();
+      const t = tokens.stats();
+      counts.messages += own.messages;
+      counts.reads += read?.reads ?? 0;
+      counts.progressDelivered += read?.progress ?? 0;
+      counts.sameRead += read?.sameRead ?? 0;
+      counts.unknownToken += t.unknown;
+      counts.late += t.late;
+    }
+    let warnings = [];
+    try {
+      warnings = require('../warnings/warnings.cjs').printedCodes();
+    } catch {
+      // No warnings room to ask: none recorded.
+    }
+    return {
+      report: REPORT_VERSION,
+      pid: process.pid,
+      ppid: process.ppid,
+      argv: process.argv,
+      executable: process.execPath,
+      runtime: runtimeOf(),
+      host: this.host ?? undefined,
+      started: this.startedAt,
+      ended: new Date().toISOString(),
+      copies: [...this.copies.values()],
+      counts,
+      warnings,
+    };
+  }
+
+  /** Appends the record (once). A file that cannot be written is passed over: the host runs on as it would. */
+  write() {
+    if (this.written) return;
+    this.written = true;
+    try {
+      fs.appendFileSync(this.file, `${JSON.stringify(this.record())}\n`, { mode: 0o600 });
+    } catch {
+      // Nowhere to write: no report, and nothing else changes.
+    }
+  }
+}
+
+/** Starts the process's recorder (once), writing to `file` at exit. */
+function start(file) {
+  if (started === undefined) {
+    started = new Recorder(file);
+    process.on('exit', () => started.write());
+  }
+  return started;
+}
+
+module.exports = { REPORT_VERSION, start };
