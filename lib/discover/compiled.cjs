@@ -24,6 +24,7 @@
 // (lib/discover/bun-graph.cjs reads the modules).
 
 const fs = require('node:fs');
+const { isBunEmbeddedPath } = require('../native/platform.cjs');
 
 const BUN_TRAILER = Buffer.from('\n---- Bun! ----\n', 'latin1');
 /** How far from a file's end Bun's trailer is looked for: ELF and PE, Mach-O (whose code signature of a 1 GB executable is ~8 MB). */
@@ -63,9 +64,6 @@ const MIN_MODULE_BYTES = 36;
 const MAX_MODULE_BYTES = 96;
 /** The module table read at most (Claude Code's 4,403 modules take 229 KB). */
 const MAX_TABLE_BYTES = 16 * 1024 * 1024;
-/** The prefixes of an embedded module's name (POSIX, Windows). */
-const EMBEDDED_PREFIXES = ['/$bunfs/', 'B:/~BUN/', 'B:\\~BUN\\'];
-
 /**
  * The size of one module record in `table` (the graph's module table, of
  * `byteCount` bytes of graph), or undefined: the smallest size for which
@@ -111,7 +109,7 @@ function graphOf(fd, record, end, size, tail, tailStart) {
   const moduleBytes = moduleRecordBytes(table, count);
   if (moduleBytes === undefined || entryPointId >= table.length / moduleBytes) return undefined;
   const firstName = readAt(fd, Math.min(table.readUInt32LE(4), 16), base + table.readUInt32LE(0)).toString('latin1');
-  if (!EMBEDDED_PREFIXES.some((prefix) => firstName.startsWith(prefix))) return undefined;
+  if (!isBunEmbeddedPath(firstName)) return undefined;
   const execArgv = argv.length === 0 ? '' : readAt(fd, argv.length, base + argv.offset).toString('utf8');
   return {
     execArgv,

@@ -13,9 +13,8 @@ const hooks = require('./hooks.cjs');
 /** The plugin's namespace: a redirected module's key is `${NAMESPACE}:${path}`. */
 const { PACKAGE_NAME: NAMESPACE } = require('../shape/globals.cjs');
 
-/** Bun's first line of a module it bundled; `@bun-cjs` marks a CommonJS one, wrapped as BUN_CJS says. */
-const BUN_PRAGMA = '// @bun';
-const BUN_CJS = /^\/\/ @bun[^\n]*@bun-cjs\r?\n\(function\(exports, require, module, __filename, __dirname\) \{/;
+/** An embedded chunk's format by Bun's pragma line: one rule, doctor's too. */
+const { BUN_PRAGMA, embeddedFormatOf } = require('../discover/bun-pragma.cjs');
 
 /** Everything the Bun path keeps for the life of the process, in one place. */
 const state = {
@@ -31,18 +30,6 @@ const state = {
   // Embedded chunks whose patched text Bun loaded (lib/register/bun-unreached.cjs: register reached the SDK).
   served: new Set(),
 };
-
-/**
- * The format of an embedded chunk, by Bun's own pragma: 'commonjs' (a
- * `@bun-cjs` chunk in the wrapper BUN_CJS matches), 'module', or undefined
- * (a `@bun-cjs` chunk wrapped otherwise: never run as an ES module).
- */
-function embeddedFormatOf(source) {
-  if (BUN_CJS.test(source)) return 'commonjs';
-  const eol = source.indexOf('\n');
-  const first = eol < 0 ? source : source.slice(0, eol);
-  return first.startsWith(BUN_PRAGMA) && first.includes('@bun-cjs') ? undefined : 'module';
-}
 
 /** The source of `file` when it holds the prefilter's markers (looked for in its undecoded bytes), else undefined. */
 function sourceWithMarkers(file) {
