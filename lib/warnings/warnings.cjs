@@ -5,7 +5,7 @@
 // makes (lib/plugin/outputs.cjs). A leaf: it requires nothing but Node's
 // built-ins, so any file
 // may load it, and only when it has something to say (register's start path
-// loads it only then). docs/warnings.md names every code with
+// loads it only then). README.md names every code with
 // what to do (test/package/warnings.test.mjs checks it).
 
 /** Each warning: the code a listener tests (`warning.code`) and the type Node prints before it. */

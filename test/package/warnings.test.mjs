@@ -1,5 +1,5 @@
 // Every warning this package prints is in one room (lib/warnings/warnings.cjs),
-// and docs/warnings.md names each code with what to do: a code added without its row
+// and README.md names each code with what to do: a code added without its row
 // fails here. And no file of lib/ calls process.emitWarning() but the room.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,24 +13,24 @@ const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const { WARNINGS, FIX } = require('../../lib/warnings/warnings.cjs');
 
-/** docs/warnings.md's table: Map of code -> { type, what, todo }. */
+/** README.md's table: Map of code -> { type, what, todo }. */
 function readmeWarnings() {
-  const section = fs.readFileSync(path.join(ROOT, 'docs', 'warnings.md'), 'utf8');
+  const section = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
   const rows = new Map();
   for (const [, code, type, what, todo] of section.matchAll(/^\| `([A-Z_]+)` \| `(\w+)` \| ([^|]+) \| ([^|]+) \|$/gm)) rows.set(code, { type, what: what.trim(), todo: todo.trim() });
   return rows;
 }
 
-test('docs/warnings.md names every warning code, its type and what to do', () => {
+test('README.md names every warning code, its type and what to do', () => {
   const rows = readmeWarnings();
   for (const [name, { code, type }] of Object.entries(WARNINGS)) {
     const row = rows.get(code);
-    assert.ok(row, `${name} (${code}) has a row in docs/warnings.md`);
-    assert.equal(row.type, type, `${code}: docs/warnings.md's type`);
-    assert.ok(row.todo.length > 10, `${code}: docs/warnings.md says what to do`);
+    assert.ok(row, `${name} (${code}) has a row in README.md`);
+    assert.equal(row.type, type, `${code}: README.md's type`);
+    assert.ok(row.todo.length > 10, `${code}: README.md says what to do`);
   }
   const known = new Set(Object.values(WARNINGS).map((w) => w.code));
-  assert.deepEqual([...rows.keys()].filter((code) => !known.has(code)), [], 'docs/warnings.md names no code the room does not have');
+  assert.deepEqual([...rows.keys()].filter((code) => !known.has(code)), [], 'README.md names no code the room does not have');
 });
 
 test('no process.emitWarning() in lib/ outside the warnings room, and no warning code written as a literal there', () => {
