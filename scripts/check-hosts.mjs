@@ -63,7 +63,8 @@ import { fakeMessagesApi } from '../test/support/fake-messages-api.mjs';
 const require = createRequire(import.meta.url);
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CACHE = path.join(ROOT, '.cache', 'hosts');
+// The newest releases go into a cache of their own: the pinned hosts (which bench/launcher.mjs reads) stay as they are.
+const CACHE = path.join(ROOT, '.cache', process.argv.includes('--newest') ? 'hosts-newest' : 'hosts');
 const BIN = path.join(ROOT, 'bin', 'mcp-ordered-dispatch.cjs');
 const RAW_SERVER = path.join(ROOT, 'test', 'fixtures', 'raw-server.mjs');
 const SERVER = [process.execPath, RAW_SERVER, '--mode=all-in-one'];
