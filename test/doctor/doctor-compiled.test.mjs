@@ -28,6 +28,9 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'mcp-ordered-dispatch.cjs');
 const { rewriteSdkClasses } = require('../../lib/shape/rewrite.cjs');
 const { BUILT_GLOBAL } = require('../../lib/shape/globals.cjs');
+// Undefined only off the systems the release tests on (musl, other CPUs): on linux, darwin and
+// win32 x64/arm64 test/support/runtimes.mjs fails the suite when Bun's package is missing, so
+// these tests run there; elsewhere they skip, saying why.
 const bun = bunBinary();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-doctor-compiled-'));
 const APP = "import { Client } from '@modelcontextprotocol/sdk/client/index.js';\n" +

@@ -1,6 +1,6 @@
 // maxTotalTimeout and the response that comes after: a progress
 // notification that crosses maxTotalTimeout rejects the call; the response
-// in the same read is dropped quietly (README, "Progress after its request
+// in the same read is dropped quietly (docs/how-it-works.md, "Progress after its request
 // finished"), but one in a later read reaches onerror with the stock SDK's
 // text, "Received a response for an unknown message ID", exactly as the
 // stock SDK does with the same two reads. Each case runs on the patched SDK
