@@ -28,6 +28,8 @@ const BAIL_OUTS = Object.freeze({
   DENO_SUBCOMMAND: 'this Deno subcommand runs no module of its own',
 });
 
+/** What a host whose Bun reads no preload can ask its developers for: every layout of that line and later reads one. */
+const BUN_NEWER = 'Bun 1.3.13 or later';
 /**
  * Which ways in a Bun-compiled executable's Bun honours, by the layout of
  * its module graph (lib/discover/compiled.cjs's `layout`: the lines below
@@ -39,8 +41,6 @@ const BAIL_OUTS = Object.freeze({
  * 1.3.13 and Claude Code's 1.4.6 write the same layout as the last).
  * Newest first; a layout not listed is taken as the newest's.
  */
-/** What a host whose Bun reads no preload can ask its developers for: every layout of that line and later reads one. */
-const BUN_NEWER = 'Bun 1.3.13 or later';
 const BUN_LAYOUTS = Object.freeze([
   {
     lines: BUN_NEWER,
