@@ -71,9 +71,10 @@ function rewriteSdkClasses(source, file, format, options) {
 }
 
 /**
- * What rewriteSdkClasses() does, with what it inserted: { text, edits } where
- * edits are [[offset in the source text, inserted text]] (a bundler plugin
- * records them for its source map), or undefined.
+ * What rewriteSdkClasses() does, with what it inserted: { text, edits, at }
+ * where edits are [[offset in the source text, inserted text]] (a bundler
+ * plugin records them for its source map) and at the classes found
+ * ([[offset of the body past its `{`, kind, generation]]), or undefined.
  */
 function rewriteEdits(source, file, format, options) {
   try {
@@ -120,7 +121,7 @@ function withBlocks(text, file, format, global, perClass) {
     }
     cache.writeCache(key, at);
   }
-  return { text: changed, edits: blocksAt(at, global, file) };
+  return { text: changed, edits: blocksAt(at, global, file), at };
 }
 
 module.exports = { rewriteSdkClasses, rewriteEdits, bytesOf, textOf };
