@@ -43,6 +43,26 @@ function whyNotStdioTransport(Transport) {
   return null;
 }
 
+/** A transport's class -> what stdioClassOf() found for it (an HTTP transport may connect again and again). */
+const stdioClasses = new WeakMap();
+
+/**
+ * The SDK stdio transport class `transport` is an instance of: the farthest
+ * ancestor of its class that is one (a host's subclass inherits the SDK's
+ * start()), or undefined.
+ */
+function stdioClassOf(transport) {
+  const Class = transport !== null && typeof transport === 'object' ? transport.constructor : undefined;
+  if (typeof Class !== 'function') return undefined;
+  if (stdioClasses.has(Class)) return stdioClasses.get(Class);
+  let found;
+  for (let C = Class, depth = 0; typeof C === 'function' && C !== Function.prototype && depth < 32; C = Object.getPrototypeOf(C), depth++) {
+    if (whyNotStdioTransport(C) === null) found = C;
+  }
+  stdioClasses.set(Class, found);
+  return found;
+}
+
 /** The SDK generation of a stock ReadBuffer: 2.x's readMessage skips lines that are not JSON. */
 function generationOfReadBuffer(readBuffer) {
   const readMessage = readBuffer?.readMessage;
@@ -211,6 +231,7 @@ module.exports = {
   DEFAULT_MAX_BUFFER_SIZE,
   readBufferOverflow,
   whyNotStdioTransport,
+  stdioClassOf,
   generationOfReadBuffer,
   readBufferOf,
   handoffSourceOf,

@@ -213,10 +213,18 @@ function interceptRouting(protocol, transport, generation) {
   };
 }
 
-function patchedConnect(originalConnect, generation) {
+function patchedConnect(originalConnect, generation, recordOf) {
   return function connect(transport, ...rest) {
     if (transport === null || (typeof transport !== 'object' && typeof transport !== 'function')) {
       return originalConnect.call(this, transport, ...rest);
+    }
+    const before = recordOf()?.beforeConnect;
+    if (before !== undefined) {
+      try {
+        before(transport);
+      } catch {
+        // What register asks of a transport is never worth a connection.
+      }
     }
     progress.instrumentProgressHandlers(this, progress.stateOf(this));
     const release = interceptRouting(this, transport, generation);
@@ -253,13 +261,25 @@ function patchProtocol(Protocol, options = {}) {
     _onprogress: proto._onprogress,
     setNotificationHandler: proto.setNotificationHandler,
   };
+  let record;
   const replacement = {
-    connect: patchedConnect(original.connect, adapter.generation),
+    connect: patchedConnect(original.connect, adapter.generation, () => record),
     _onprogress: progress.makeOnProgress(original._onprogress),
     setNotificationHandler: progress.makeSetNotificationHandler(original.setNotificationHandler),
     ...adapter.methods(original, RUN),
   };
-  return replaceMethods(proto, kPatch, replacement, { generation: adapter.generation, source: options.source }).unpatch;
+  record = replaceMethods(proto, kPatch, replacement, { generation: adapter.generation, source: options.source });
+  return record.unpatch;
+}
+
+/**
+ * Have `fn(transport)` called with each transport a Protocol class patched
+ * here connects, before the SDK's connect() starts it (register's, in a
+ * Bun-compiled executable: lib/patch/receiver.cjs). Nothing for a class not patched.
+ */
+function beforeConnect(Protocol, fn) {
+  const record = patchRecord(Protocol);
+  if (record !== undefined) record.beforeConnect = fn;
 }
 
 function patchRecord(Protocol) {
@@ -308,4 +328,4 @@ function dispatcherOf(protocol) {
   return protocol?.[progress.kState]?.dispatcher;
 }
 
-module.exports = { patchProtocol, isPatched, generationOf, sdkStatus, dispatcherOf, UnsupportedSdkError };
+module.exports = { patchProtocol, isPatched, beforeConnect, generationOf, sdkStatus, dispatcherOf, UnsupportedSdkError };

@@ -17,9 +17,12 @@ const sdk = require('../adapters/modules.cjs');
  * A class receiver. `options`: framing (whether stdio
  * transports get native framing), offThread (their reader: undefined, the
  * default off-thread one, or false), sourceOf(file) (what messages name a
- * class by; default: the nearest package.json of `file`).
+ * class by; default: the nearest package.json of `file`), stdioAtConnect
+ * (with framing: the stdio transport a Protocol patched here connects has
+ * its SDK class patched then, before the SDK starts it, where nothing
+ * reported that class as it was defined).
  */
-function createClassReceiver({ framing = true, offThread, sourceOf } = {}) {
+function createClassReceiver({ framing = true, offThread, sourceOf, stdioAtConnect = false } = {}) {
   // undefined: not loaded yet; null: the addon could not be loaded (warned once).
   let machinery;
 
@@ -27,7 +30,7 @@ function createClassReceiver({ framing = true, offThread, sourceOf } = {}) {
   function loadMachinery() {
     if (machinery !== undefined) return machinery;
     try {
-      const { patchProtocol, isPatched } = require('./protocol.cjs');
+      const { patchProtocol, isPatched, beforeConnect } = require('./protocol.cjs');
       const { patchStdioExports, patchStdioTransport, isStdioPatched } = require('./transports.cjs');
       const { warnUnsupported } = require('./records.cjs');
       const describe = sourceOf ?? require('../discover/package-of.cjs').sourceOfFile;
@@ -35,7 +38,7 @@ function createClassReceiver({ framing = true, offThread, sourceOf } = {}) {
       // An MCP host or server from here on: what `run` put in the environment is for its servers only.
       // Without framing no transport puts it back, so it stays.
       if (framing) require('./fix-env.cjs').takeOutOnce();
-      machinery = { patchProtocol, isPatched, sourceOf: describe, patchStdioExports, patchStdioTransport, isStdioPatched, warnUnsupported };
+      machinery = { patchProtocol, isPatched, beforeConnect, sourceOf: describe, patchStdioExports, patchStdioTransport, isStdioPatched, warnUnsupported };
     } catch (error) {
       const { LOAD_FAILED } = require('../native/load-error.cjs');
       if (error?.code !== LOAD_FAILED) throw error;
@@ -52,6 +55,19 @@ function createClassReceiver({ framing = true, offThread, sourceOf } = {}) {
     if (m === null || m.isPatched(Protocol)) return;
     try {
       m.patchProtocol(Protocol, { source: m.sourceOf(file) });
+      if (stdioAtConnect && framing) m.beforeConnect(Protocol, (transport) => patchStdio(require('../adapters/stdio.cjs').stdioClassOf(transport), file));
+    } catch (error) {
+      m.warnUnsupported(error);
+    }
+  }
+
+  /** Native framing for stdio transport class `Class` (from `file`), unless patched already. */
+  function patchStdio(Class, file) {
+    if (typeof Class !== 'function') return;
+    const m = loadMachinery();
+    if (m === null || m.isStdioPatched(Class)) return;
+    try {
+      m.patchStdioTransport(Class, { source: m.sourceOf(file), offThread });
     } catch (error) {
       m.warnUnsupported(error);
     }
@@ -77,15 +93,7 @@ function createClassReceiver({ framing = true, offThread, sourceOf } = {}) {
       if (sdk.isSdkProtocol(Class)) patchLoaded(Class, file);
       return;
     }
-    if (kind === 'stdio' && framing) {
-      const m = loadMachinery();
-      if (m === null || m.isStdioPatched(Class)) return;
-      try {
-        m.patchStdioTransport(Class, { source: m.sourceOf(file), offThread });
-      } catch (error) {
-        m.warnUnsupported(error);
-      }
-    }
+    if (kind === 'stdio' && framing) patchStdio(Class, file);
   }
 
   return {

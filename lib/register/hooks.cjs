@@ -22,7 +22,7 @@
 const Module = require('node:module');
 const path = require('node:path');
 const sdk = require('../adapters/modules.cjs');
-const { rewriteSdkClasses } = require('../shape/rewrite.cjs');
+const { rewriteEdits } = require('../shape/rewrite.cjs');
 const { defineClassReceiver, RECEIVER_GLOBAL } = require('../shape/globals.cjs');
 
 /**
@@ -43,7 +43,13 @@ const stdioOptions = { offThread: framingMode === 'main-thread' ? false : undefi
 let receiver;
 
 function patcher() {
-  receiver ??= require('../patch/receiver.cjs').createClassReceiver({ framing, offThread: stdioOptions.offThread });
+  // In a Bun-compiled executable a chunk may run from its bytecode, its stdio
+  // transports unreported (lib/register/bun-embedded.cjs): patched as a patched Protocol connects one.
+  receiver ??= require('../patch/receiver.cjs').createClassReceiver({
+    framing,
+    offThread: stdioOptions.offThread,
+    stdioAtConnect: require('../native/platform.cjs').isBunEmbeddedPath(globalThis.Bun?.main),
+  });
   return receiver;
 }
 
@@ -134,7 +140,12 @@ const REWRITE_ALL_OPTIONS = { ...REWRITE_OPTIONS, skipSdkScope: false };
  * module loads as it was, so callers wrap it in nothing.
  */
 function rewrittenSource(source, file, format, options = REWRITE_OPTIONS) {
-  const changed = rewriteSdkClasses(source, file, format, options);
+  return rewrittenClasses(source, file, format, options)?.text;
+}
+
+/** rewrittenSource(), with the classes found: { text, at } (lib/shape/rewrite.cjs's rewriteEdits()), or undefined. */
+function rewrittenClasses(source, file, format, options = REWRITE_OPTIONS) {
+  const changed = rewriteEdits(source, file, format, options);
   if (changed === undefined) return undefined;
   try {
     defineReceiverGlobal();
@@ -224,6 +235,7 @@ module.exports = {
   patchStdioLoaded,
   framingFromEnv,
   rewrittenSource,
+  rewrittenClasses,
   warnNoHooks,
   RECEIVER_GLOBAL,
   REWRITE_ALL_OPTIONS,
