@@ -19,10 +19,11 @@ const path = require('node:path');
 const Module = require('node:module');
 const { pathToFileURL } = require('node:url');
 /** The globals a redirected module's own text calls: its import.meta set right, its CommonJS body run. */
-const { META_GLOBAL, CJS_GLOBAL } = require('../shape/globals.cjs');
-const { BUN_PRAGMA, state, embeddedFormatOf, patchedSource, definesSdkClass } = require('./bun-shared.cjs');
+const { META_GLOBAL, CJS_GLOBAL, EXPORTS_GLOBAL } = require('../shape/globals.cjs');
+const { BUN_PRAGMA, state, embeddedFormatOf, patchedClasses, definesSdkClass } = require('./bun-shared.cjs');
 const { sayUnreached } = require('./bun-unreached.cjs');
-const { readUnlessRecorded, noteRead } = require('./bun-record.cjs');
+const { readUnlessRecorded, noteRead, noteWalk, noteBytecode } = require('./bun-record.cjs');
+const bytecode = require('./bun-bytecode.cjs');
 
 /**
  * Where a statement may be put first without moving any line: after a
@@ -81,6 +82,17 @@ function cjsFacade(file) {
   return `const e = globalThis.${CJS_GLOBAL}(${JSON.stringify(file)});\nexport { e as 'module.exports', e as default };\n`;
 }
 
+/** What a chunk's facade calls once the chunk has run (lib/register/bun-bytecode.cjs): its SDK classes patched, or the one line where its exports hold none after all. */
+function classesExported(file, classes) {
+  const found = bytecode.classesExported(classes);
+  if (found === false) {
+    state.served.delete(file);
+    sayUnreached(`its chunk ${file} exports no SDK class where its text shows one`);
+    return;
+  }
+  bytecode.receive(file, found);
+}
+
 function defineGlobal(name, fn) {
   if (Object.hasOwn(globalThis, name)) return;
   Object.defineProperty(globalThis, name, { value: fn, configurable: true, writable: false, enumerable: false });
@@ -100,24 +112,37 @@ function createEmbeddedJob() {
     if (source !== undefined && format === undefined && definesSdkClass(source, file, 'commonjs')) {
       sayUnreached(`its CommonJS chunk ${file} is not wrapped as register knows Bun wraps one`);
     } else if (known !== false) {
-      const changed = format === undefined ? undefined : patchedSource(source, file, format);
-      noteRead(file, source, changed === undefined ? undefined : format, known);
-      if (changed !== undefined) {
-        if (!globals) {
-          globals = true;
-          defineGlobal(META_GLOBAL, setMeta);
-          defineGlobal(CJS_GLOBAL, runCjs);
-        }
-        if (format === 'commonjs') {
-          state.cjsTexts.set(file, changed);
-          entry = { text: cjsFacade(file) };
-        } else {
-          entry = { text: esmText(changed, file) };
-        }
-      }
+      const patched = format === undefined ? undefined : patchedClasses(source, file, format);
+      noteRead(file, source, patched === undefined ? undefined : format, known);
+      if (patched !== undefined) entry = redirected(file, source, patched, format, known);
     }
     decided.set(file, entry);
     return entry;
+  }
+
+  /**
+   * What an import of `file` (holding SDK classes: `patched`,
+   * patchedClasses()'s; `known`, what the record said of it) is redirected
+   * to: { text }. An ES chunk runs from its bytecode behind a facade where
+   * it may (lib/register/bun-bytecode.cjs); any other, patched in its text.
+   */
+  function redirected(file, source, patched, format, known) {
+    if (!globals) {
+      globals = true;
+      defineGlobal(META_GLOBAL, setMeta);
+      defineGlobal(CJS_GLOBAL, runCjs);
+      defineGlobal(EXPORTS_GLOBAL, classesExported);
+    }
+    const facade = format === 'module' ? bytecode.facadeOf(file, source, patched.at, known?.walk, (allowed) => noteWalk(file, allowed)) : undefined;
+    if (facade !== undefined) {
+      noteBytecode();
+      return { text: facade };
+    }
+    if (format === 'commonjs') {
+      state.cjsTexts.set(file, patched.text);
+      return { text: cjsFacade(file) };
+    }
+    return { text: esmText(patched.text, file) };
   }
 
   /** The text a redirected chunk loads as (Bun loads it now: register reached its SDK classes), or undefined. */

@@ -74,8 +74,10 @@ function createGraphHooks(addLoad) {
     if (resolving) return undefined;
     try {
       const fromRedirected = importer.startsWith(NAMESPACE_PREFIX);
-      const file = fileOf(specifier, fromRedirected ? importer.slice(NAMESPACE_PREFIX.length) : importer);
-      if (file === undefined) return undefined;
+      const from = fromRedirected ? importer.slice(NAMESPACE_PREFIX.length) : importer;
+      const file = fileOf(specifier, from);
+      // Undefined, and a chunk's exports facade importing the chunk itself (lib/register/bun-embedded.cjs): Bun's to resolve.
+      if (file === undefined || (fromRedirected && file === from)) return undefined;
       if (isBunEmbeddedPath(file)) {
         if (embeddedJob.decide(file) !== null) return { path: file, namespace: NAMESPACE };
       } else {

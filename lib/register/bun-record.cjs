@@ -20,8 +20,8 @@ const path = require('node:path');
 const crypto = require('node:crypto');
 const { sourceWithMarkers } = require('./bun-shared.cjs');
 
-/** What this process did: embedded modules read and searched (not recorded), read to be patched (recorded), decided by the record without a read. */
-const counts = { scanned: 0, patched: 0, recorded: 0 };
+/** What this process did: embedded modules read and searched (not recorded), read to be patched (recorded), decided by the record without a read; with SDK classes, run from their bytecode behind a facade (lib/register/bun-bytecode.cjs). */
+const counts = { scanned: 0, patched: 0, recorded: 0, bytecode: 0 };
 // { file, identity, modules, changed }, null (no record here), or undefined (not opened yet).
 let record;
 
@@ -39,7 +39,8 @@ function identityOf(exe = process.execPath) {
 /** Whether `value` is a recorded decision: 0, or { format, bytes }. */
 function validDecision(value) {
   if (value === 0) return true;
-  return value !== null && typeof value === 'object' && (value.format === 'module' || value.format === 'commonjs') && Number.isInteger(value.bytes) && value.bytes > 0;
+  return value !== null && typeof value === 'object' && (value.format === 'module' || value.format === 'commonjs') && Number.isInteger(value.bytes) && value.bytes > 0 &&
+    (value.walk === undefined || typeof value.walk === 'boolean');
 }
 
 /** Open this executable's record (at start, once): its decisions, or a new one. Never throws. */
@@ -100,6 +101,19 @@ function noteRead(file, source, format, known) {
   record.changed = true;
 }
 
+/** Count a chunk with SDK classes run from its bytecode (the debug line). */
+function noteBytecode() {
+  counts.bytecode++;
+}
+
+/** Record what the walk of SDK chunk `file`'s imports allowed (lib/register/bun-bytecode.cjs): read again only with the chunk. */
+function noteWalk(file, allowed) {
+  const value = record?.modules[file];
+  if (value === undefined || value === 0 || value.walk === allowed) return;
+  value.walk = allowed;
+  record.changed = true;
+}
+
 /** At exit: the record written when it changed; the debug line. */
 function saveRecord() {
   try {
@@ -111,8 +125,8 @@ function saveRecord() {
     // A cache directory that takes no file: decided again next time.
   }
   if (/\bmcp-ordered-dispatch\b/.test(process.env.NODE_DEBUG ?? '')) {
-    require('node:util').debuglog('mcp-ordered-dispatch')('bun record: %d embedded modules scanned, %d read to be patched, %d decided by the record alone', counts.scanned, counts.patched, counts.recorded);
+    require('node:util').debuglog('mcp-ordered-dispatch')('bun record: %d embedded modules scanned, %d read to be patched, %d decided by the record alone; %d with SDK classes run from their bytecode', counts.scanned, counts.patched, counts.recorded, counts.bytecode);
   }
 }
 
-module.exports = { openRecord, readUnlessRecorded, noteRead, identityOf };
+module.exports = { openRecord, readUnlessRecorded, noteRead, noteWalk, noteBytecode, identityOf };

@@ -47,9 +47,14 @@ function patchedSource(source, file, format) {
   return hooks.rewrittenSource(source, file, format, hooks.REWRITE_ALL_OPTIONS);
 }
 
+/** patchedSource(), with the classes found: { text, at } (lib/register/hooks.cjs's rewrittenClasses()), or undefined. */
+function patchedClasses(source, file, format) {
+  return hooks.rewrittenClasses(source, file, format, hooks.REWRITE_ALL_OPTIONS);
+}
+
 /** Whether `source` of `file` defines an SDK class (the prefilter, then the locate step). */
 function definesSdkClass(source, file, format) {
   return sdk.mayDefineSdkClass(source) && patchedSource(source, file, format) !== undefined;
 }
 
-module.exports = { NAMESPACE, BUN_PRAGMA, state, embeddedFormatOf, sourceWithMarkers, patchedSource, definesSdkClass };
+module.exports = { NAMESPACE, BUN_PRAGMA, state, embeddedFormatOf, sourceWithMarkers, patchedSource, patchedClasses, definesSdkClass };

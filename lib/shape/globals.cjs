@@ -47,4 +47,6 @@ module.exports = {
   START_BINDING: '__mcpOrderedDispatchStart',
   /** What a CommonJS chunk redirected there calls to run its body (lib/register/bun-embedded.cjs). */
   CJS_GLOBAL: '__mcpOrderedDispatchCjs',
+  /** What the module a chunk is redirected to in a Bun-compiled executable calls with the chunk's SDK classes, reached through its exports (lib/register/bun-embedded.cjs). */
+  EXPORTS_GLOBAL: '__mcpOrderedDispatchExports',
 };

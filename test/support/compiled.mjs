@@ -40,10 +40,20 @@ export const KINDS = [
   { kind: 'single-file', layout: 'single', flags: ['--minify'], reachable: false },
 ];
 
+/**
+ * Built as Claude Code is (kept out of KINDS: test/runtimes/bun-bytecode.test.mjs):
+ * ES module chunks with bytecode, the app's chunk (its stdio transport
+ * inside, not exported) importing statically a chunk it shares with another
+ * (peer.mjs: the Client, the SDK's Protocol with it, exported).
+ */
+export const SHARED_KIND = { kind: 'esm-shared-bytecode', layout: 'shared', flags: ['--splitting', '--format=esm', '--bytecode'], reachable: true };
+
 // The entry modules: they hold no SDK class, only the way to the app's chunk.
 const ENTRIES = {
   // A dynamic import: --splitting puts what it imports in a chunk of its own.
   split: { name: 'main.mjs', source: "await import('./app.mjs');\n" },
+  // Two: what both import goes into a chunk they share.
+  shared: { name: 'main-shared.mjs', source: "await import('./app.mjs');\nif (process.env.NEVER_SET) await import('./peer.mjs');\n" },
   // A require() the bundler cannot follow: the second entry point, loaded at run time.
   cjs: { name: 'main.cjs', source: "const part = './app' + '.js';\nrequire(part);\n" },
 };
@@ -61,12 +71,13 @@ export function buildCompiled(dir, { apps = Object.keys(APPS), kinds = KINDS } =
     // bun resolves from the entry's directory: the repository's node_modules there.
     const home = resolvingHome(dir, `src-${app}`);
     fs.writeFileSync(path.join(home, 'app.mjs'), appSource(APPS[app]));
+    fs.writeFileSync(path.join(home, 'peer.mjs'), `export { Client } from ${JSON.stringify(APPS[app].client)};\n`);
     for (const entry of Object.values(ENTRIES)) fs.writeFileSync(path.join(home, entry.name), entry.source);
     for (const { kind, layout, flags, reachable } of kinds) {
       const exeDir = path.join(dir, `${app}-${kind}`);
       fs.mkdirSync(exeDir, { recursive: true });
       const file = path.join(exeDir, `${app}-${kind}`);
-      const entries = layout === 'single' ? ['app.mjs'] : layout === 'split' ? [ENTRIES.split.name] : [ENTRIES.cjs.name, 'app.mjs'];
+      const entries = layout === 'single' ? ['app.mjs'] : layout === 'cjs' ? [ENTRIES.cjs.name, 'app.mjs'] : [ENTRIES[layout].name];
       execFileSync(bun, ['build', '--compile', ...entries, ...flags, `--outfile=${file}`], { cwd: home, stdio: 'pipe', timeout: 120_000 });
       out.push({ app, kind, layout, reachable, file });
     }

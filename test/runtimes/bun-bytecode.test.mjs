@@ -1,0 +1,82 @@
+// A Bun-compiled executable built as Claude Code is (test/support/compiled.mjs's
+// SHARED_KIND: ES module chunks with bytecode, the app's chunk holding its
+// stdio transport unexported and importing statically the chunk that exports
+// the Client): under register its SDK chunks run from their bytecode behind
+// facades (lib/register/bun-bytecode.cjs), their texts unchanged, and still
+// every SDK class is patched: stock loses every progress notification,
+// patched none, with native framing (the stdio transport patched as the
+// patched Protocol connects it). The debug line counts both chunks run from
+// bytecode; the second start reads no module it does not patch.
+import assert from 'node:assert/strict';
+import { test, before, after } from 'node:test';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { RUNTIMES } from '../support/runtimes.mjs';
+import { buildCompiled, runCompiled, PROGRESS, SHARED_KIND } from '../support/compiled.mjs';
+
+const REGISTER = fileURLToPath(import.meta.resolve('mcp-ordered-dispatch/register'));
+const BIN = fileURLToPath(new URL('../../bin/mcp-ordered-dispatch.cjs', import.meta.url));
+const skip = RUNTIMES.bun ? false : 'bun is not installed here';
+
+let dir;
+let exes = [];
+before(() => {
+  if (skip) return;
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mod-bun-bytecode-'));
+  exes = buildCompiled(dir, { kinds: [SHARED_KIND] });
+});
+after(() => {
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** The debug line's counts: { scanned, patched, recorded, bytecode }. */
+function countsOf(stderr) {
+  const lines = stderr.split('\n').filter((line) => line !== '');
+  assert.equal(lines.length, 1, stderr);
+  const found = lines[0].match(/bun record: (\d+) embedded modules scanned, (\d+) read to be patched, (\d+) decided by the record alone; (\d+) with SDK classes run from their bytecode$/);
+  assert.ok(found, lines[0]);
+  const [scanned, patched, recorded, bytecode] = found.slice(1).map(Number);
+  return { scanned, patched, recorded, bytecode };
+}
+
+test('stock: the executable built as Claude Code is loses every progress notification', { skip }, async () => {
+  assert.equal(exes.length, 2);
+  for (const exe of exes) {
+    const r = await runCompiled(exe.file);
+    assert.deepEqual({ lost: r.lost, patched: r.patched, readBuffer: r.readBuffer, stderr: r.stderr }, { lost: PROGRESS, patched: false, readBuffer: 'ReadBuffer', stderr: '' }, exe.app);
+  }
+});
+
+test('under register: both SDK chunks run from their bytecode, every class patched (0 lost, native framing); the second start reads only them', { skip }, async () => {
+  for (const exe of exes) {
+    const cache = fs.mkdtempSync(path.join(dir, 'cache-'));
+    const env = { NODE_DEBUG: 'mcp-ordered-dispatch', MCP_ORDERED_DISPATCH_CACHE_DIR: cache, BUN_OPTIONS: `--preload ${REGISTER}` };
+    for (const start of ['first', 'second']) {
+      const label = `${exe.app}, ${start} start`;
+      const r = await runCompiled(exe.file, { env });
+      assert.deepEqual(
+        { lost: r.lost, onerrors: r.onerrors, failed: r.failed, patched: r.patched, framing: r.framing, readBuffer: r.readBuffer, fastProgress: r.fastProgress },
+        { lost: 0, onerrors: 0, failed: 0, patched: true, framing: true, readBuffer: 'ThreadReadBuffer', fastProgress: PROGRESS },
+        label,
+      );
+      const counts = countsOf(r.stderr);
+      assert.equal(counts.bytecode, 2, `${label}: ${r.stderr}`);
+      if (start === 'first') assert.ok(counts.scanned >= 2, `${label}: ${r.stderr}`);
+      else assert.deepEqual({ scanned: counts.scanned, patched: counts.patched }, { scanned: 0, patched: 2 }, `${label}: ${r.stderr}`);
+    }
+    const walked = fs.readdirSync(cache, { recursive: true }).filter((name) => /bun-exe-.*\.json$/.test(name));
+    assert.equal(walked.length, 1, `one record: ${walked}`);
+    const record = JSON.parse(fs.readFileSync(path.join(cache, walked[0]), 'utf8'));
+    const chunks = Object.values(record.modules ?? {}).filter((value) => value !== 0);
+    assert.deepEqual(chunks.map((value) => value.walk), [true, true], `each SDK chunk's walk recorded: ${JSON.stringify(record)}`);
+  }
+});
+
+test('mcp-ordered-dispatch run -- the executable: 0 lost, nothing on stderr', { skip }, async () => {
+  for (const exe of exes) {
+    const r = await runCompiled(process.execPath, { args: [BIN, 'run', '--', exe.file], cwd: path.dirname(exe.file) });
+    assert.deepEqual({ lost: r.lost, patched: r.patched, framing: r.framing, stderr: r.stderr }, { lost: 0, patched: true, framing: true, stderr: '' }, exe.app);
+  }
+});

@@ -1,0 +1,57 @@
+// How an embedded chunk's SDK classes are reached through its exports
+// (lib/shape/exports.cjs), and which imports a chunk's first lines hold
+// (lib/register/bun-bytecode.cjs): what decides whether a chunk of a
+// Bun-compiled executable may run from its bytecode behind a facade. Each
+// doubt must say undefined, so the chunk is patched in its text instead.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const { classExports, exportClauseOf } = require('../../lib/shape/exports.cjs');
+const { headerImportsOf } = require('../../lib/register/bun-bytecode.cjs');
+
+/** `text`'s class bodies as the search reports them: [open (just past `{`), kind, generation], one per `marker` given. */
+function atOf(text, ...marks) {
+  return marks.map(([marker, kind, generation]) => {
+    const at = text.indexOf(marker);
+    assert.ok(at >= 0, marker);
+    return [at + marker.length, kind, generation];
+  });
+}
+
+test('exportClauseOf: the clause closing the text, local -> exported; none at all is an empty map; exports written elsewhere are a doubt', () => {
+  assert.deepEqual([...exportClauseOf('var a=1,b=2;export{a as x,b};\n')], [['a', 'x'], ['b', 'b']]);
+  assert.deepEqual([...exportClauseOf('var a=1;export {\n  a as default\n};')], [['a', 'default']]);
+  assert.deepEqual([...exportClauseOf('import "x";var a=1;console.log(a);\n')], []);
+  assert.equal(exportClauseOf('export class A{}\nvar b;export{b};'), undefined, 'an export before the closing clause');
+  assert.equal(exportClauseOf('var a;export default a;'), undefined);
+  assert.equal(exportClauseOf('var a;\nexport * from "./b.js";'), undefined);
+  assert.equal(exportClauseOf('var a;export{a as "not a name"};'), undefined, 'a string export name');
+});
+
+test('classExports: a class exported by its name, through a subclass (parent), or not at all; an unbound class is a doubt', () => {
+  const text = 'class P{x(){}}class C extends P{y(){}}var T=class{z(){}};export{C as Client};';
+  const at = atOf(text, ['class P{', 'protocol', 1], ['var T=class{', 'stdio', 1]);
+  assert.deepEqual(classExports(text, at), [
+    { exportName: 'Client', parent: true, kind: 'protocol', generation: 1 },
+    { exportName: undefined, parent: true, kind: 'stdio', generation: 1 },
+  ]);
+  const direct = 'class P{x(){}}export{P as Protocol};';
+  assert.deepEqual(classExports(direct, atOf(direct, ['class P{', 'protocol', 2])), [{ exportName: 'Protocol', parent: false, kind: 'protocol', generation: 2 }]);
+  const none = 'import "./a.js";var T=class{z(){}};new T;';
+  assert.deepEqual(classExports(none, atOf(none, ['T=class{', 'stdio', 1])), [{ exportName: undefined, parent: true, kind: 'stdio', generation: 1 }]);
+  const unbound = 'f(class{x(){}});export{f};';
+  assert.equal(classExports(unbound, atOf(unbound, ['f(class{', 'protocol', 1])), undefined);
+  const elsewhere = 'export class P{x(){}}';
+  assert.equal(classExports(elsewhere, atOf(elsewhere, ['class P{', 'protocol', 1])), undefined);
+});
+
+test('headerImportsOf: the imports of a chunk\'s first lines in order (embedded paths, built-ins); a package or an embedded import later in the text is a doubt', () => {
+  const file = '/$bunfs/root/chunk-a.js';
+  const header = '// @bun\nimport{a as b}from"./chunk-b.js";\nimport"node:fs";/* x */import*as c from "/$bunfs/root/chunk-c.js";\nvar x=1;export{x};';
+  assert.deepEqual(headerImportsOf(header, file), ['/$bunfs/root/chunk-b.js', 'node:fs', '/$bunfs/root/chunk-c.js']);
+  assert.equal(headerImportsOf('import{a}from"zod";var x;', file), undefined, 'a package');
+  assert.equal(headerImportsOf('import"./chunk-b.js";var x;\nimport"./chunk-d.js";', file), undefined, 'an embedded import past the first lines');
+  assert.deepEqual(headerImportsOf('import"./chunk-b.js";var x=()=>import("./chunk-d.js"),y=require("./chunk-e.js");', file), ['/$bunfs/root/chunk-b.js'], 'dynamic imports and requires run later, seen by onResolve then');
+});
