@@ -17,7 +17,6 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const crypto = require('node:crypto');
 const { sourceWithMarkers } = require('./bun-shared.cjs');
 
 /** What this process did: embedded modules read and searched (not recorded), read to be patched (recorded), decided by the record without a read; with SDK classes, run from their bytecode behind a facade (lib/register/bun-bytecode.cjs). */
@@ -51,7 +50,7 @@ function openRecord() {
   const dir = cache.usableCacheDir();
   const identity = identityOf();
   if (dir === undefined || identity === undefined) return;
-  const file = path.join(dir, `bun-exe-${crypto.createHash('sha256').update(identity).digest('hex')}.json`);
+  const file = path.join(dir, `bun-exe-${cache.sha256Hex(identity)}.json`);
   let modules = Object.create(null);
   try {
     const stored = JSON.parse(fs.readFileSync(file, 'utf8'));
