@@ -18,6 +18,7 @@ const path = require('node:path');
 const Module = require('node:module');
 const { isBunEmbeddedPath } = require('../native/platform.cjs');
 const { NAMESPACE } = require('./bun-shared.cjs');
+const { isOwnFile } = require('../shape/rewrite.cjs');
 const disk = require('./bun-disk.cjs');
 const embedded = require('./bun-embedded.cjs');
 
@@ -75,6 +76,8 @@ function createGraphHooks(addLoad) {
     try {
       const fromRedirected = importer.startsWith(NAMESPACE_PREFIX);
       const from = fromRedirected ? importer.slice(NAMESPACE_PREFIX.length) : importer;
+      // This package's files importing each other: Bun's to resolve, unread.
+      if (isRelative(specifier) && isOwnFile(from)) return undefined;
       const file = fileOf(specifier, from);
       // Undefined, and a chunk's exports facade importing the chunk itself (lib/register/bun-embedded.cjs): Bun's to resolve.
       if (file === undefined || (fromRedirected && file === from)) return undefined;

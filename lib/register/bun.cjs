@@ -37,6 +37,7 @@ const Module = require('node:module');
 const hooks = require('./hooks.cjs');
 const { mayRun, olderThan } = require('./gate.cjs');
 const { PACKAGE_NAME } = require('../shape/globals.cjs');
+const { isOwnFile } = require('../shape/rewrite.cjs');
 
 /**
  * Module._extensions[ext], wrapped: a CommonJS file with SDK classes is
@@ -46,6 +47,7 @@ const { PACKAGE_NAME } = require('../shape/globals.cjs');
 function wrapExtension(ext) {
   const original = Module._extensions[ext] ?? Module._extensions['.js'];
   Module._extensions[ext] = function loadWithBlocks(module, filename) {
+    if (isOwnFile(filename)) return original.call(this, module, filename);
     let source;
     try {
       source = fs.readFileSync(filename, 'utf8');

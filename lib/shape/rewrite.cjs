@@ -32,6 +32,11 @@ const sdk = require('../adapters/modules.cjs');
 const OWN_LIB = typeof module.filename === 'string' ? path.join(path.dirname(module.filename), '..') : undefined;
 const OWN_LIB_URL = OWN_LIB === undefined ? undefined : pathToFileURL(OWN_LIB).href;
 
+/** Whether `file` (a path or a file: URL) is one of this package's own lib/ files. */
+function isOwnFile(file) {
+  return OWN_LIB !== undefined && (file.startsWith(OWN_LIB + path.sep) || file.startsWith(`${OWN_LIB_URL}/`));
+}
+
 const { BUILT_GLOBAL } = require('./globals.cjs');
 
 /**
@@ -79,7 +84,7 @@ function rewriteSdkClasses(source, file, format, options) {
 function rewriteEdits(source, file, format, options) {
   try {
     const { global, framing = true, skipSdkScope = false, compileWhole = true, perClass = false } = options;
-    if (OWN_LIB !== undefined && (file.startsWith(OWN_LIB) || file.startsWith(OWN_LIB_URL))) return undefined;
+    if (isOwnFile(file)) return undefined;
     if (skipSdkScope && (file.includes(sdk.SDK_URL_SEGMENT) || file.includes(sdk.SDK_PATH))) return undefined;
     const bytes = bytesOf(source);
     if (!sdk.mayDefineSdkClass(bytes, framing)) return undefined;
@@ -124,4 +129,4 @@ function withBlocks(text, file, format, global, perClass) {
   return { text: changed, edits: blocksAt(at, global, file), at };
 }
 
-module.exports = { rewriteSdkClasses, rewriteEdits, bytesOf, textOf };
+module.exports = { rewriteSdkClasses, rewriteEdits, isOwnFile, bytesOf, textOf };
