@@ -19,15 +19,16 @@
 // that holds the prefilter's markers one of the chunk's own imports; none of
 // them importing the chunk back (a cycle would run it before them). What
 // that takes (a walk of the chunk's static imports, each module read once)
-// is recorded per executable (lib/register/bun-record.cjs), so it is walked
-// once. Any doubt, and the chunk is patched in its text as before.
+// and the facade are recorded per executable (lib/register/bun-record.cjs):
+// a second start reads neither the chunk nor what it imports. Any doubt, and
+// the chunk is patched in its text as before.
 
 const fs = require('node:fs');
 const path = require('node:path');
 const { isBunEmbeddedPath } = require('../native/platform.cjs');
 const { mayDefineSdkClass, isSdkProtocol } = require('../adapters/modules.cjs');
 const { classExports, exportClauseOf } = require('../shape/exports.cjs');
-const { EXPORTS_GLOBAL, RECEIVER_GLOBAL } = require('../shape/globals.cjs');
+const { EXPORTS_GLOBAL } = require('../shape/globals.cjs');
 
 /** Bounds of the walk of a chunk's static imports: modules, bytes read. */
 const MAX_WALK_MODULES = 8192;
@@ -155,7 +156,8 @@ function classesExported(classes) {
 
 /** Hand `found` (classesExported()'s) of chunk `file` to the class receiver. */
 function receive(file, found) {
-  for (const [kind, generation, Class] of found) globalThis[RECEIVER_GLOBAL](kind, generation, file, Class);
+  const { classDefined } = require('./hooks.cjs');
+  for (const [kind, generation, Class] of found) classDefined(kind, generation, file, Class);
 }
 
 module.exports = { facadeOf, classesExported, receive, headerImportsOf };

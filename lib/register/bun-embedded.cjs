@@ -22,7 +22,7 @@ const { pathToFileURL } = require('node:url');
 const { META_GLOBAL, CJS_GLOBAL, EXPORTS_GLOBAL } = require('../shape/globals.cjs');
 const { BUN_PRAGMA, state, embeddedFormatOf, patchedClasses, definesSdkClass } = require('./bun-shared.cjs');
 const { sayUnreached } = require('./bun-unreached.cjs');
-const { readUnlessRecorded, noteRead, noteWalk, noteBytecode } = require('./bun-record.cjs');
+const { readUnlessRecorded, noteRead, noteWalk, noteFacade, noteBytecode } = require('./bun-record.cjs');
 const bytecode = require('./bun-bytecode.cjs');
 
 /**
@@ -107,7 +107,12 @@ function createEmbeddedJob() {
     let entry = decided.get(file);
     if (entry !== undefined) return entry;
     entry = null;
-    const { known, source } = readUnlessRecorded(file);
+    const { known, source, facade } = readUnlessRecorded(file);
+    if (facade !== undefined) {
+      entry = facadeEntry(facade);
+      decided.set(file, entry);
+      return entry;
+    }
     const format = source === undefined ? undefined : embeddedFormatOf(source);
     if (source !== undefined && format === undefined && definesSdkClass(source, file, 'commonjs')) {
       sayUnreached(`its CommonJS chunk ${file} is not wrapped as register knows Bun wraps one`);
@@ -127,22 +132,32 @@ function createEmbeddedJob() {
    * it may (lib/register/bun-bytecode.cjs); any other, patched in its text.
    */
   function redirected(file, source, patched, format, known) {
-    if (!globals) {
-      globals = true;
-      defineGlobal(META_GLOBAL, setMeta);
-      defineGlobal(CJS_GLOBAL, runCjs);
-      defineGlobal(EXPORTS_GLOBAL, classesExported);
-    }
+    defineGlobals();
     const facade = format === 'module' ? bytecode.facadeOf(file, source, patched.at, known?.walk, (allowed) => noteWalk(file, allowed)) : undefined;
     if (facade !== undefined) {
-      noteBytecode();
-      return { text: facade };
+      noteFacade(file, facade);
+      return facadeEntry(facade);
     }
     if (format === 'commonjs') {
       state.cjsTexts.set(file, patched.text);
       return { text: cjsFacade(file) };
     }
     return { text: esmText(patched.text, file) };
+  }
+
+  /** What an import of a chunk run from its bytecode is redirected to: its facade. */
+  function facadeEntry(facade) {
+    defineGlobals();
+    noteBytecode();
+    return { text: facade };
+  }
+
+  function defineGlobals() {
+    if (globals) return;
+    globals = true;
+    defineGlobal(META_GLOBAL, setMeta);
+    defineGlobal(CJS_GLOBAL, runCjs);
+    defineGlobal(EXPORTS_GLOBAL, classesExported);
   }
 
   /** The text a redirected chunk loads as (Bun loads it now: register reached its SDK classes), or undefined. */

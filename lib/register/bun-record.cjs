@@ -39,7 +39,8 @@ function identityOf(exe = process.execPath) {
 function validDecision(value) {
   if (value === 0) return true;
   return value !== null && typeof value === 'object' && (value.format === 'module' || value.format === 'commonjs') && Number.isInteger(value.bytes) && value.bytes > 0 &&
-    (value.walk === undefined || typeof value.walk === 'boolean');
+    (value.walk === undefined || typeof value.walk === 'boolean') &&
+    (value.facade === undefined || (typeof value.facade === 'string' && Number.isInteger(value.size) && value.size > 0));
 }
 
 /** Open this executable's record (at start, once): its decisions, or a new one. Never throws. */
@@ -78,11 +79,26 @@ function recorded(file) {
 /**
  * What the record knows of embedded module `file` (`known`: recorded()'s
  * answer) and its source when it must be read (not recorded as holding no
- * SDK class, and holding the prefilter's markers): { known, source }.
+ * SDK class, and holding the prefilter's markers): { known, source }; or,
+ * for a chunk recorded as run behind a facade (lib/register/bun-bytecode.cjs)
+ * whose size is still the one recorded, { known, facade } without a read.
  */
 function readUnlessRecorded(file) {
   const known = recorded(file);
+  if (known?.facade !== undefined && sizeOf(file) === known.size) {
+    counts.recorded++;
+    return { known, facade: known.facade };
+  }
   return { known, source: known === false ? undefined : sourceWithMarkers(file) };
+}
+
+/** The size of `file` in bytes, or undefined. */
+function sizeOf(file) {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -103,6 +119,17 @@ function noteRead(file, source, format, known) {
 /** Count a chunk with SDK classes run from its bytecode (the debug line). */
 function noteBytecode() {
   counts.bytecode++;
+}
+
+/** Record the facade SDK chunk `file` runs behind (lib/register/bun-bytecode.cjs): the next start loads it without reading the chunk. */
+function noteFacade(file, facade) {
+  const value = record?.modules[file];
+  if (value === undefined || value === 0) return;
+  const size = sizeOf(file);
+  if (size === undefined || size === 0 || (value.facade === facade && value.size === size)) return;
+  value.facade = facade;
+  value.size = size;
+  record.changed = true;
 }
 
 /** Record what the walk of SDK chunk `file`'s imports allowed (lib/register/bun-bytecode.cjs): read again only with the chunk. */
@@ -128,4 +155,4 @@ function saveRecord() {
   }
 }
 
-module.exports = { openRecord, readUnlessRecorded, noteRead, noteWalk, noteBytecode, identityOf };
+module.exports = { openRecord, readUnlessRecorded, noteRead, noteWalk, noteFacade, noteBytecode, identityOf };

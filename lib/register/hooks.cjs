@@ -123,8 +123,13 @@ function esmLoaded(url, result) {
 
 
 /** Define the global the inserted blocks call (once; a block runs on the main thread, whichever thread changed its module's source). */
+/** An SDK class defined (`kind`, `generation`) in module `file`, handed to the class receiver. */
+function classDefined(kind, generation, file, Class) {
+  patcher().classDefined(kind, generation, file, Class);
+}
+
 function defineReceiverGlobal() {
-  defineClassReceiver(RECEIVER_GLOBAL, (kind, generation, file, Class) => patcher().classDefined(kind, generation, file, Class));
+  defineClassReceiver(RECEIVER_GLOBAL, classDefined);
 }
 
 /** What register asks of lib/shape/rewrite.cjs: SDK-scope modules are patched by their exports (afterRequire, esmLoaded). */
@@ -236,6 +241,7 @@ module.exports = {
   framingFromEnv,
   rewrittenSource,
   rewrittenClasses,
+  classDefined,
   warnNoHooks,
   RECEIVER_GLOBAL,
   REWRITE_ALL_OPTIONS,
