@@ -14,7 +14,6 @@
 // the user's environment. A preload the user already set stays, before ours.
 
 const fs = require('node:fs');
-const { spawn } = require('node:child_process');
 const { plan, startsByExec } = require('./plan.cjs');
 
 const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'];
@@ -48,7 +47,8 @@ function run(argv, { env = process.env, cwd = process.cwd(), exec = typeof proce
     }
   }
   return new Promise((resolve) => {
-    const child = spawn(...spawnArgs(command, commandArgs, file), { stdio: 'inherit', env: childEnv, cwd, windowsVerbatimArguments: batchFile(file) });
+    // Required here: loading node:child_process costs the launcher a few ms, and execve() needs none of it.
+    const child = require('node:child_process').spawn(...spawnArgs(command, commandArgs, file), { stdio: 'inherit', env: childEnv, cwd, windowsVerbatimArguments: batchFile(file) });
     // A terminal's Ctrl-C and hang-up go to its whole foreground process
     // group, the child included: forwarded then, they would arrive twice.
     // With a terminal on stdin they are left to the terminal; SIGTERM (and
