@@ -27,8 +27,9 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { isBunEmbeddedPath } = require('../native/platform.cjs');
 const { mayDefineSdkClass, isSdkProtocol } = require('../adapters/modules.cjs');
-const { classExports, exportClauseOf } = require('../shape/exports.cjs');
+const { classExports, exportClauseOf, isExportName } = require('../shape/exports.cjs');
 const { EXPORTS_GLOBAL } = require('../shape/globals.cjs');
+const { validClass } = require('../shape/cache.cjs');
 
 /** Bounds of the walk of a chunk's static imports: modules, bytes read. */
 const MAX_WALK_MODULES = 8192;
@@ -110,12 +111,14 @@ function walkAllows(file, imports) {
 }
 
 /**
- * The facade of ES chunk `file` (`source`, its SDK classes `at`:
- * lib/shape/rewrite.cjs's), or undefined (patched in its text instead).
- * `walked`: what the record says of its walk (true, false, or undefined:
- * not walked yet); `noteWalk(allowed)` records it.
+ * What the facade of ES chunk `file` (`source`, its SDK classes `at`:
+ * lib/shape/rewrite.cjs's) is made of: { imports (the chunk's header
+ * imports), classes ([[export name, kind, generation, parent]]), hasDefault },
+ * or undefined (patched in its text instead). `walked`: what the record says
+ * of its walk (true, false, or undefined: not walked yet); `noteWalk(allowed)`
+ * records it.
  */
-function facadeOf(file, source, at, walked, noteWalk) {
+function facadePlanOf(file, source, at, walked, noteWalk) {
   const reached = classExports(source, at);
   if (reached === undefined || reached.some(({ kind, exportName }) => kind === 'protocol' && exportName === undefined)) return undefined;
   const imports = headerImportsOf(source, file);
@@ -126,15 +129,29 @@ function facadeOf(file, source, at, walked, noteWalk) {
     noteWalk(allowed);
   }
   if (!allowed) return undefined;
+  const classes = reached.filter(({ exportName }) => exportName !== undefined).map(({ exportName, kind, generation, parent }) => [exportName, kind, generation, parent]);
+  return { imports, classes, hasDefault: [...exportClauseOf(source).values()].includes('default') };
+}
+
+/** Whether `plan` (read from the record) is one facadePlanOf() could have made: nothing else is ever made into a facade. */
+function validPlan(plan) {
+  if (plan === null || typeof plan !== 'object' || !Array.isArray(plan.imports) || !Array.isArray(plan.classes) || typeof plan.hasDefault !== 'boolean') return false;
+  const Module = require('node:module');
+  return plan.imports.every((imported) => typeof imported === 'string' && (isBunEmbeddedPath(imported) || Module.isBuiltin(imported))) &&
+    plan.classes.every((entry) => Array.isArray(entry) && entry.length === 4 && isExportName(entry[0]) &&
+      validClass(entry[1], entry[2]) && typeof entry[3] === 'boolean');
+}
+
+/** The facade's text for chunk `file`, from `plan` (facadePlanOf()'s). */
+function facadeText(file, { imports, classes, hasDefault }) {
   const from = JSON.stringify(file);
-  const exported = reached.filter(({ exportName }) => exportName !== undefined);
   const lines = imports.map((imported) => `import ${JSON.stringify(imported)};`);
-  if (exported.length > 0) lines.push(`import { ${exported.map(({ exportName }, i) => `${exportName} as c${i}`).join(', ')} } from ${from};`);
+  if (classes.length > 0) lines.push(`import { ${classes.map(([exportName], i) => `${exportName} as c${i}`).join(', ')} } from ${from};`);
   lines.push(`export * from ${from};`);
-  if ([...exportClauseOf(source).values()].includes('default')) lines.push(`export { default } from ${from};`);
-  if (exported.length > 0) {
-    const classes = exported.map(({ kind, generation, parent }, i) => `[${JSON.stringify(kind)}, ${generation}, ${parent}, c${i}]`);
-    lines.push(`globalThis.${EXPORTS_GLOBAL}(${from}, [${classes.join(', ')}]);`);
+  if (hasDefault) lines.push(`export { default } from ${from};`);
+  if (classes.length > 0) {
+    const found = classes.map(([, kind, generation, parent], i) => `[${JSON.stringify(kind)}, ${generation}, ${parent}, c${i}]`);
+    lines.push(`globalThis.${EXPORTS_GLOBAL}(${from}, [${found.join(', ')}]);`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -160,4 +177,4 @@ function receive(file, found) {
   for (const [kind, generation, Class] of found) classDefined(kind, generation, file, Class);
 }
 
-module.exports = { facadeOf, classesExported, receive, headerImportsOf };
+module.exports = { facadePlanOf, facadeText, validPlan, classesExported, receive, headerImportsOf };

@@ -109,7 +109,7 @@ function createEmbeddedJob() {
     entry = null;
     const { known, source, facade } = readUnlessRecorded(file);
     if (facade !== undefined) {
-      entry = facadeEntry(facade);
+      entry = facadeEntry(file, facade);
       decided.set(file, entry);
       return entry;
     }
@@ -133,10 +133,10 @@ function createEmbeddedJob() {
    */
   function redirected(file, source, patched, format, known) {
     defineGlobals();
-    const facade = format === 'module' ? bytecode.facadeOf(file, source, patched.at, known?.walk, (allowed) => noteWalk(file, allowed)) : undefined;
-    if (facade !== undefined) {
-      noteFacade(file, facade);
-      return facadeEntry(facade);
+    const plan = format === 'module' ? bytecode.facadePlanOf(file, source, patched.at, known?.walk, (allowed) => noteWalk(file, allowed)) : undefined;
+    if (plan !== undefined) {
+      noteFacade(file, plan);
+      return facadeEntry(file, plan);
     }
     if (format === 'commonjs') {
       state.cjsTexts.set(file, patched.text);
@@ -145,11 +145,11 @@ function createEmbeddedJob() {
     return { text: esmText(patched.text, file) };
   }
 
-  /** What an import of a chunk run from its bytecode is redirected to: its facade. */
-  function facadeEntry(facade) {
+  /** What an import of chunk `file`, run from its bytecode, is redirected to: its facade, made from `plan` (lib/register/bun-bytecode.cjs's). */
+  function facadeEntry(file, plan) {
     defineGlobals();
     noteBytecode();
-    return { text: facade };
+    return { text: bytecode.facadeText(file, plan) };
   }
 
   function defineGlobals() {

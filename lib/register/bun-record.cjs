@@ -18,6 +18,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { sourceWithMarkers } = require('./bun-shared.cjs');
+const { validPlan } = require('./bun-bytecode.cjs');
 
 /** What this process did: embedded modules read and searched (not recorded), read to be patched (recorded), decided by the record without a read; with SDK classes, run from their bytecode behind a facade (lib/register/bun-bytecode.cjs). */
 const counts = { scanned: 0, patched: 0, recorded: 0, bytecode: 0 };
@@ -35,12 +36,18 @@ function identityOf(exe = process.execPath) {
   }
 }
 
-/** Whether `value` is a recorded decision: 0, or { format, bytes }. */
+/**
+ * Whether `value` is a recorded decision: 0 (no SDK class), or { format,
+ * bytes } with, for an ES chunk, `walk` (what the walk of its imports
+ * allowed) and, where it runs from its bytecode, `facade` (the facade's plan,
+ * lib/register/bun-bytecode.cjs's) and `size` (its file's, checked before
+ * the plan is used).
+ */
 function validDecision(value) {
   if (value === 0) return true;
   return value !== null && typeof value === 'object' && (value.format === 'module' || value.format === 'commonjs') && Number.isInteger(value.bytes) && value.bytes > 0 &&
     (value.walk === undefined || typeof value.walk === 'boolean') &&
-    (value.facade === undefined || (typeof value.facade === 'string' && Number.isInteger(value.size) && value.size > 0));
+    (value.facade === undefined || (validPlan(value.facade) && Number.isInteger(value.size) && value.size > 0));
 }
 
 /** Open this executable's record (at start, once): its decisions, or a new one. Never throws. */
@@ -81,7 +88,7 @@ function recorded(file) {
  * answer) and its source when it must be read (not recorded as holding no
  * SDK class, and holding the prefilter's markers): { known, source }; or,
  * for a chunk recorded as run behind a facade (lib/register/bun-bytecode.cjs)
- * whose size is still the one recorded, { known, facade } without a read.
+ * whose size is still the one recorded, { known, facade (its plan) } without a read.
  */
 function readUnlessRecorded(file) {
   const known = recorded(file);
@@ -121,13 +128,13 @@ function noteBytecode() {
   counts.bytecode++;
 }
 
-/** Record the facade SDK chunk `file` runs behind (lib/register/bun-bytecode.cjs): the next start loads it without reading the chunk. */
-function noteFacade(file, facade) {
+/** Record the plan of the facade SDK chunk `file` runs behind (lib/register/bun-bytecode.cjs): the next start makes it without reading the chunk. */
+function noteFacade(file, plan) {
   const value = record?.modules[file];
   if (value === undefined || value === 0) return;
   const size = sizeOf(file);
-  if (size === undefined || size === 0 || (value.facade === facade && value.size === size)) return;
-  value.facade = facade;
+  if (size === undefined || size === 0 || (JSON.stringify(value.facade) === JSON.stringify(plan) && value.size === size)) return;
+  value.facade = plan;
   value.size = size;
   record.changed = true;
 }

@@ -59,6 +59,11 @@ function keyOf(text, proof = '') {
   return sha256Hex(CACHE_VERSION, proof, text);
 }
 
+/** Whether `kind` and `generation` are a class's as the locate step reports them. */
+function validClass(kind, generation) {
+  return KINDS.has(kind) && [0, 1, 2].includes(generation);
+}
+
 /** Whether a cache entry is one the locate step could have made for `text`: class-body braces, in order, of a known kind. */
 function validEntry(at, text) {
   if (!Array.isArray(at)) return false;
@@ -67,7 +72,7 @@ function validEntry(at, text) {
     if (!Array.isArray(entry) || entry.length !== 3) return false;
     const [offset, kind, generation] = entry;
     if (!Number.isInteger(offset) || offset <= last || offset > text.length || text.charCodeAt(offset - 1) !== 123) return false;
-    if (!KINDS.has(kind) || ![0, 1, 2].includes(generation)) return false;
+    if (!validClass(kind, generation)) return false;
     last = offset;
   }
   return true;
@@ -110,4 +115,4 @@ function writeCache(key, at) {
   }
 }
 
-module.exports = { cacheDir, usableCacheDir, keyOf, readCache, writeCache, replaceFile, sha256Hex };
+module.exports = { cacheDir, usableCacheDir, keyOf, readCache, writeCache, replaceFile, sha256Hex, validClass };

@@ -23,7 +23,13 @@ const EXPORT_ENTRY = new RegExp(`^(${NAME})(?:\\s+as\\s+(${NAME}))?$`);
 const ANY_EXPORT = /(?:^|[;}\n])\s*export\b/;
 /** How far back from a class body its binding may be written. */
 const BINDING_WINDOW = 128;
+const WHOLE_NAME = new RegExp(`^${NAME}$`);
 const CLASS_BINDING = new RegExp(`(?:\\bclass\\s+(${NAME})|(?:^|[^\\w$.])(${NAME})\\s*=\\s*class)\\s*\\{$`);
+
+/** Whether `name` is an export name as this file reads them. */
+function isExportName(name) {
+  return typeof name === 'string' && WHOLE_NAME.test(name);
+}
 
 /**
  * local name -> exported name, from the export clause closing `text`; an
@@ -89,4 +95,4 @@ function classExports(text, at) {
   return reached;
 }
 
-module.exports = { classExports, exportClauseOf };
+module.exports = { classExports, exportClauseOf, isExportName };

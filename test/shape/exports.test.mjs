@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const { classExports, exportClauseOf } = require('../../lib/shape/exports.cjs');
-const { headerImportsOf } = require('../../lib/register/bun-bytecode.cjs');
+const { headerImportsOf, facadePlanOf, facadeText, validPlan } = require('../../lib/register/bun-bytecode.cjs');
 
 /** `text`'s class bodies as the search reports them: [open (just past `{`), kind, generation], one per `marker` given. */
 function atOf(text, ...marks) {
@@ -54,4 +54,34 @@ test('headerImportsOf: the imports of a chunk\'s first lines in order (embedded 
   assert.equal(headerImportsOf('import{a}from"zod";var x;', file), undefined, 'a package');
   assert.equal(headerImportsOf('import"./chunk-b.js";var x;\nimport"./chunk-d.js";', file), undefined, 'an embedded import past the first lines');
   assert.deepEqual(headerImportsOf('import"./chunk-b.js";var x=()=>import("./chunk-d.js"),y=require("./chunk-e.js");', file), ['/$bunfs/root/chunk-b.js'], 'dynamic imports and requires run later, seen by onResolve then');
+});
+
+test('a facade\'s plan: made from the chunk\'s text, its text in the chunk\'s order; a plan read back from the record is used only where it is one facadePlanOf() could make', () => {
+  const file = '/$bunfs/root/chunk-a.js';
+  const source = 'import"./chunk-b.js";import"node:fs";class P{x(){}}class C extends P{y(){}}var d=1;export{C as Client,d as default};';
+  const walks = [];
+  const plan = facadePlanOf(file, source, atOf(source, ['class P{', 'protocol', 1]), true, (allowed) => walks.push(allowed));
+  assert.deepEqual(plan, { imports: ['/$bunfs/root/chunk-b.js', 'node:fs'], classes: [['Client', 'protocol', 1, true]], hasDefault: true });
+  assert.deepEqual(walks, [], 'a walk the record knows is not walked again');
+  assert.equal(facadeText(file, plan), [
+    'import "/$bunfs/root/chunk-b.js";',
+    'import "node:fs";',
+    'import { Client as c0 } from "/$bunfs/root/chunk-a.js";',
+    'export * from "/$bunfs/root/chunk-a.js";',
+    'export { default } from "/$bunfs/root/chunk-a.js";',
+    'globalThis.__mcpOrderedDispatchExports("/$bunfs/root/chunk-a.js", [["protocol", 1, true, c0]]);',
+    '',
+  ].join('\n'));
+  assert.equal(facadePlanOf(file, source, atOf(source, ['class P{', 'protocol', 1]), false, () => {}), undefined, 'a walk that did not allow it');
+  const unexported = 'class P{x(){}}export{};';
+  assert.equal(facadePlanOf(file, unexported, atOf(unexported, ['class P{', 'protocol', 1]), true, () => {}), undefined, 'a Protocol no export reaches');
+  assert.equal(validPlan(plan), true);
+  for (const [why, bad] of [
+    ['a package import', { ...plan, imports: ['zod'] }],
+    ['an export name that is code', { ...plan, classes: [['a}from"x";alert(1);//', 'protocol', 1, true]] }],
+    ['an unknown kind', { ...plan, classes: [['Client', 'server', 1, true]] }],
+    ['an unknown generation', { ...plan, classes: [['Client', 'protocol', 3, true]] }],
+    ['no hasDefault', { imports: plan.imports, classes: plan.classes }],
+    ['not an object', 'import "x";'],
+  ]) assert.equal(validPlan(bad), false, why);
 });
