@@ -122,12 +122,12 @@ function esmLoaded(url, result) {
 // ---- SDK copies found by shape (bundles, minified builds): lib/shape/rewrite.cjs ----
 
 
-/** Define the global the inserted blocks call (once; a block runs on the main thread, whichever thread changed its module's source). */
 /** An SDK class defined (`kind`, `generation`) in module `file`, handed to the class receiver. */
 function classDefined(kind, generation, file, Class) {
   patcher().classDefined(kind, generation, file, Class);
 }
 
+/** Define the global the inserted blocks call (once; a block runs on the main thread, whichever thread changed its module's source). */
 function defineReceiverGlobal() {
   defineClassReceiver(RECEIVER_GLOBAL, classDefined);
 }
