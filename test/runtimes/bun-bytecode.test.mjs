@@ -18,6 +18,8 @@ import { buildCompiled, runCompiled, PROGRESS, SHARED_KIND } from '../support/co
 
 const REGISTER = fileURLToPath(import.meta.resolve('mcp-ordered-dispatch/register'));
 const BIN = fileURLToPath(new URL('../../bin/mcp-ordered-dispatch.cjs', import.meta.url));
+// Skipped only off the systems the release tests on: on linux (glibc), darwin and win32, x64 and
+// arm64, test/support/runtimes.mjs fails the suite, naming the package, when Bun's is missing.
 const skip = RUNTIMES.bun ? false : 'bun is not installed here';
 
 let dir;

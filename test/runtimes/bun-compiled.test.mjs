@@ -24,6 +24,8 @@ import { resolvingHome } from '../support/bundles.mjs';
 const REGISTER = fileURLToPath(import.meta.resolve('mcp-ordered-dispatch/register'));
 // The launcher, as npx runs it.
 const BIN = fileURLToPath(new URL('../../bin/mcp-ordered-dispatch.cjs', import.meta.url));
+// Skipped only off the systems the release tests on: on linux (glibc), darwin and win32, x64 and
+// arm64, test/support/runtimes.mjs fails the suite, naming the package, when Bun's is missing.
 const skip = RUNTIMES.bun ? false : 'bun is not installed here';
 
 /**
