@@ -2,15 +2,21 @@
 'use strict';
 // Builds the native addon with cargo into the napi-rs layout:
 // <root>/mcp-ordered-dispatch.<platformArchABI>.node (what `napi build --platform`
-// writes; lib/native/platform.cjs names it and the loader looks there in a clone).
+// writes; lib/native/platform.cjs names it and the loader looks there in a clone),
+// and the native launcher (crates/launcher) beside it:
+// <root>/mcp-ordered-dispatch-launcher.<platformArchABI>[.exe].
 //
 //   node scripts/build.cjs             release build
 //   node scripts/build.cjs --debug     debug build
 //   node scripts/build.cjs --prebuild  release build, check that it loads, and stage
 //                                      npm/<platformArchABI>/ (the .node and LICENSE)
 //                                      so that `npm pack` there makes the platform package
-//   node scripts/build.cjs --stage     no build: copy LICENSE into every npm/<target>/
-//                                      (the release workflow, once the artifacts are in)
+//   node scripts/build.cjs --stage     no build: copy LICENSE into every npm/<target>/, and each
+//                                      target's native launcher from artifacts/ (the release
+//                                      workflow, once the artifacts are in)
+//   node scripts/build.cjs --launcher-artifact=TRIPLE
+//                                      no build: the native launcher cargo built for TRIPLE
+//                                      into artifacts/ (the release workflow's build job)
 //   node scripts/build.cjs --sync-versions
 //                                      no build: set package.json's optionalDependencies to
 //                                      the platform packages of napi.targets at the root's
@@ -28,16 +34,18 @@ const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const {
-  platformArchABI, localBuildPath, binaryFileName, npmDirOf, platformPackageName, targets, tripleToAbi, packageRoot,
+  platformArchABI, localBuildPath, localLauncherPath, launcherFileName, binaryFileName, npmDirOf, platformPackageName, targets, tripleToAbi, packageRoot,
 } = require('../lib/native/platform.cjs');
 
 const { replaceFile } = require('../lib/shape/cache.cjs');
 
 const ROOT = packageRoot();
 
-// The addon's package in the Cargo workspace (crates/napi) and its library name.
+// The addon's package in the Cargo workspace (crates/napi) and its library name;
+// the native launcher's package and binary (crates/launcher).
 const PACKAGE = 'mcp-ordered-dispatch';
 const LIB_NAME = 'mcp_ordered_dispatch';
+const LAUNCHER = 'mcp-ordered-dispatch-launcher';
 const MIN_RUST = '1.88';
 
 function cargoCommand() {
@@ -62,15 +70,13 @@ function checkLoads(file) {
   return null;
 }
 
-function build({ debug = false, verify = false } = {}) {
+/** `cargo build` with `args` (JSON messages on stdout); its compiler-artifact messages. */
+function cargoBuild(args) {
   const cargo = cargoCommand();
-  const args = ['build', '-p', PACKAGE, '--lib', '--message-format=json-render-diagnostics'];
-  if (!debug) args.push('--release');
   const jobs = process.env.CARGO_BUILD_JOBS;
-  if (jobs) args.push('--jobs', jobs);
-  console.log(`[mcp-ordered-dispatch] ${cargo} ${args.join(' ')}  (in ${ROOT})`);
-
-  const r = spawnSync(cargo, args, {
+  const all = ['build', ...args, '--message-format=json-render-diagnostics', ...(jobs ? ['--jobs', jobs] : [])];
+  console.log(`[mcp-ordered-dispatch] ${cargo} ${all.join(' ')}  (in ${ROOT})`);
+  const r = spawnSync(cargo, all, {
     cwd: ROOT,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -83,19 +89,25 @@ function build({ debug = false, verify = false } = {}) {
   if (r.status !== 0) {
     throw new Error(`mcp-ordered-dispatch: cargo build failed (exit code ${r.status}, signal ${r.signal || 'none'})`);
   }
-
-  const ext = process.platform === 'win32' ? '.dll' : process.platform === 'darwin' ? '.dylib' : '.so';
-  let artifact = null;
+  const artifacts = [];
   for (const line of r.stdout.split('\n')) {
     if (!line.startsWith('{')) continue;
-    let msg;
     try {
-      msg = JSON.parse(line);
+      const msg = JSON.parse(line);
+      if (msg.reason === 'compiler-artifact' && msg.target) artifacts.push(msg);
     } catch {
-      continue;
+      // Not a message.
     }
-    if (msg.reason !== 'compiler-artifact' || !msg.target || msg.target.name !== LIB_NAME) continue;
-    if (!msg.target.kind.includes('cdylib')) continue;
+  }
+  return artifacts;
+}
+
+function build({ debug = false, verify = false } = {}) {
+  const profile = debug ? [] : ['--release'];
+  const ext = process.platform === 'win32' ? '.dll' : process.platform === 'darwin' ? '.dylib' : '.so';
+  let artifact = null;
+  for (const msg of cargoBuild(['-p', PACKAGE, '--lib', ...profile])) {
+    if (msg.target.name !== LIB_NAME || !msg.target.kind.includes('cdylib')) continue;
     artifact = msg.filenames.find((f) => f.endsWith(ext)) || artifact;
   }
   if (!artifact || !fs.existsSync(artifact)) {
@@ -111,7 +123,12 @@ function build({ debug = false, verify = false } = {}) {
     if (err) throw new Error(`mcp-ordered-dispatch: the freshly built ${dest} does not load: ${err}`);
     console.log(`[mcp-ordered-dispatch] verified: ${dest} loads`);
   }
-  return dest;
+
+  const launcher = cargoBuild(['-p', LAUNCHER, '--bin', LAUNCHER, ...profile]).find((msg) => msg.target.name === LAUNCHER && msg.executable)?.executable;
+  if (!launcher || !fs.existsSync(launcher)) throw new Error(`mcp-ordered-dispatch: cargo did not report the ${LAUNCHER} executable`);
+  copyReplacing(launcher, localLauncherPath());
+  console.log(`[mcp-ordered-dispatch] copied ${launcher} -> ${localLauncherPath()}`);
+  return { addon: dest, launcher: localLauncherPath() };
 }
 
 // Written beside, then renamed: never rewrite in place a library another process has mapped.
@@ -131,13 +148,36 @@ function stageLicenses() {
   }
 }
 
-/** Put this machine's build into npm/<abi>/, ready for `npm pack` there. */
-function stage(file = localBuildPath()) {
+/** Where the release keeps a target's native launcher between its jobs: artifacts/, named as a clone's build. */
+function launcherArtifact(abi) {
+  return path.join(ROOT, 'artifacts', path.basename(localLauncherPath(abi)));
+}
+
+/** The release's build job: the native launcher cargo built for `triple`, into artifacts/. */
+function collectLauncher(triple) {
+  const built = path.join(process.env.CARGO_TARGET_DIR || path.join(ROOT, 'target'), triple, 'release', launcherFileName(tripleToAbi(triple)));
+  copyReplacing(built, launcherArtifact(tripleToAbi(triple)));
+  console.log(`[mcp-ordered-dispatch] ${built} -> ${launcherArtifact(tripleToAbi(triple))}`);
+}
+
+/** The release's publish job: every target's native launcher from artifacts/ into its npm/<abi>/, executable (artifacts lose the bit). */
+function stageLaunchers() {
+  for (const abi of targets().map(tripleToAbi)) {
+    const from = launcherArtifact(abi);
+    if (!fs.existsSync(from)) throw new Error(`mcp-ordered-dispatch: ${from} is missing: the build job of ${abi} did not upload its native launcher`);
+    fs.mkdirSync(npmDirOf(abi), { recursive: true });
+    replaceFile(path.join(npmDirOf(abi), launcherFileName(abi)), fs.readFileSync(from), 0o755);
+  }
+}
+
+/** Put this machine's build (the addon and the native launcher) into npm/<abi>/, ready for `npm pack` there. */
+function stage({ addon = localBuildPath(), launcher = localLauncherPath() } = {}) {
   const abi = platformArchABI();
   stageLicenses();
   const dest = path.join(npmDirOf(abi), binaryFileName(abi));
-  copyReplacing(file, dest);
-  console.log(`[mcp-ordered-dispatch] staged ${dest}`);
+  copyReplacing(addon, dest);
+  copyReplacing(launcher, path.join(npmDirOf(abi), launcherFileName(abi)));
+  console.log(`[mcp-ordered-dispatch] staged ${dest} and ${launcherFileName(abi)}`);
   return dest;
 }
 
@@ -168,18 +208,23 @@ module.exports = { build, stage, syncVersions, stageLicenses, checkLoads, rustMi
 
 if (require.main === module) {
   const argv = process.argv.slice(2);
-  const unknown = argv.filter((a) => !['--debug', '--prebuild', '--release', '--stage', '--sync-versions'].includes(a));
+  const unknown = argv.filter((a) => !['--debug', '--prebuild', '--release', '--stage', '--sync-versions'].includes(a) && !a.startsWith('--launcher-artifact='));
   if (unknown.length) {
-    console.error(`usage: node scripts/build.cjs [--debug | --release | --prebuild | --stage | --sync-versions]  (unknown: ${unknown.join(' ')})`);
+    console.error(`usage: node scripts/build.cjs [--debug | --release | --prebuild | --stage | --sync-versions | --launcher-artifact=TRIPLE]  (unknown: ${unknown.join(' ')})`);
     process.exit(2);
   }
   try {
-    if (argv.includes('--sync-versions')) syncVersions();
-    else if (argv.includes('--stage')) stageLicenses();
+    const artifact = argv.find((a) => a.startsWith('--launcher-artifact='));
+    if (artifact !== undefined) collectLauncher(artifact.slice('--launcher-artifact='.length));
+    else if (argv.includes('--sync-versions')) syncVersions();
+    else if (argv.includes('--stage')) {
+      stageLicenses();
+      stageLaunchers();
+    }
     else {
       const prebuild = argv.includes('--prebuild');
-      const file = build({ debug: argv.includes('--debug'), verify: prebuild });
-      if (prebuild) stage(file);
+      const built = build({ debug: argv.includes('--debug'), verify: prebuild });
+      if (prebuild) stage(built);
       runtimeBundle();
     }
   } catch (err) {

@@ -90,6 +90,16 @@ function binaryFileName(abi = platformArchABI()) {
   return `${BINARY_NAME}.${abi}.node`;
 }
 
+/**
+ * The native launcher's file name (crates/launcher: what setup's shell
+ * functions start a host with), in the platform package and, suffixed with
+ * the platform, in a clone's root: `mcp-ordered-dispatch-launcher`,
+ * `mcp-ordered-dispatch-launcher.exe` on Windows.
+ */
+function launcherFileName(abi = platformArchABI()) {
+  return `${BINARY_NAME}-launcher${abi.startsWith('win32-') ? '.exe' : ''}`;
+}
+
 /** The platform package's name: `mcp-ordered-dispatch-linux-x64-gnu`. */
 function platformPackageName(abi = platformArchABI()) {
   return `${PACKAGE_NAME}-${abi}`;
@@ -137,6 +147,12 @@ function packageRoot() {
 function localBuildPath(abi = platformArchABI()) {
   const root = packageRoot();
   return root === undefined ? undefined : path.join(root, binaryFileName(abi));
+}
+
+/** Where a clone's own build of the native launcher lands: the package root, `mcp-ordered-dispatch-launcher.<abi>[.exe]`. */
+function localLauncherPath(abi = platformArchABI()) {
+  const root = packageRoot();
+  return root === undefined ? undefined : path.join(root, launcherFileName(abi).replace(/(\.exe)?$/, `.${abi}$1`));
 }
 
 /** The platform package's folder in a clone (`npm/<abi>/`), staged for `npm pack`. */
@@ -201,6 +217,7 @@ module.exports = {
   isMusl,
   platformArchABI,
   binaryFileName,
+  launcherFileName,
   platformPackageName,
   platformPackageFile,
   targets,
@@ -208,6 +225,7 @@ module.exports = {
   isReleased,
   packageRoot,
   localBuildPath,
+  localLauncherPath,
   npmDirOf,
   seaModule,
   isBunEmbeddedPath,

@@ -52,9 +52,9 @@ test('the main tarball: the JavaScript, types and LICENSE; no Rust source, no bi
   assert.deepEqual(manifest.optionalDependencies, expected);
 });
 
-test('npm pack left npm/<abi>/ staged: its tarball holds the freshly built binary and LICENSE', () => {
+test('npm pack left npm/<abi>/ staged: its tarball holds the freshly built addon, the native launcher and LICENSE', () => {
   const files = tarList(tarballs.platform).sort();
-  assert.deepEqual(files, ['LICENSE', 'README.md', platform.binaryFileName(ABI), 'package.json'].sort());
+  assert.deepEqual(files, ['LICENSE', 'README.md', platform.binaryFileName(ABI), platform.launcherFileName(ABI), 'package.json'].sort());
   const manifest = tarManifest(tarballs.platform);
   assert.equal(manifest.name, platform.platformPackageName(ABI));
   assert.equal(manifest.version, PKG.version);
@@ -63,6 +63,8 @@ test('npm pack left npm/<abi>/ staged: its tarball holds the freshly built binar
   assert.deepEqual(manifest.cpu, [process.arch]);
   const staged = fs.readFileSync(path.join(platform.npmDirOf(ABI), platform.binaryFileName(ABI)));
   assert.ok(staged.equals(fs.readFileSync(platform.localBuildPath(ABI))), 'the staged binary is the local build');
+  const launcher = fs.readFileSync(path.join(platform.npmDirOf(ABI), platform.launcherFileName(ABI)));
+  assert.ok(launcher.equals(fs.readFileSync(platform.localLauncherPath(ABI))), 'the staged launcher is the local build');
 });
 
 test('our platform names agree with @napi-rs/cli for the 8 targets, and npm/ has their packages', async () => {
@@ -78,7 +80,7 @@ test('our platform names agree with @napi-rs/cli for the 8 targets, and npm/ has
     assert.deepEqual(manifest.os, [napi.platform]);
     assert.deepEqual(manifest.cpu, [napi.arch]);
     if (napi.platform === 'linux') assert.deepEqual(manifest.libc, [napi.abi === 'musl' ? 'musl' : 'glibc']);
-    assert.deepEqual(manifest.files, [platform.binaryFileName(abi)]);
+    assert.deepEqual(manifest.files, [platform.binaryFileName(abi), platform.launcherFileName(abi)]);
   }
 });
 
@@ -98,6 +100,18 @@ test('installed from the two tarballs, the addon loads from the platform package
     assert.equal(result[g].lost, 0, JSON.stringify(result[g]));
     assert.equal(result[g].onerrorCount, 0, JSON.stringify(result[g].onerrors));
   }
+});
+
+test("installed from the two tarballs, the native launcher is the platform package's, executable, and starts a command", () => {
+  const project = path.join(dir, 'app');
+  const installed = path.join(project, 'node_modules', platform.platformPackageName(ABI), platform.launcherFileName(ABI));
+  const locator = path.join(project, 'node_modules', PKG.name, 'lib', 'native', 'launcher.cjs');
+  const { stdout } = sh(process.execPath, ['-p', `require(${JSON.stringify(locator)}).nativeLauncher()`], { cwd: project });
+  assert.equal(fs.realpathSync(stdout.trim()), fs.realpathSync(installed));
+  assert.notEqual(fs.statSync(installed).mode & 0o111, 0, 'npm kept its execute bits');
+  const cli = path.join(project, 'node_modules', PKG.name, 'bin', 'mcp-ordered-dispatch.cjs');
+  const started = sh(installed, [`--node=${process.execPath}`, `--cli=${cli}`, '--', process.execPath, '-p', '"started"'], { cwd: project });
+  assert.equal(started.stdout.trim(), 'started');
 });
 
 test('installed from the two tarballs, `npx mcp-ordered-dispatch run -- node app.mjs` loses nothing; so does the installed bin run from another directory', () => {
