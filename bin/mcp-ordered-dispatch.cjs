@@ -114,13 +114,28 @@ function reportCommand(argv) {
   return 0;
 }
 
-/** `run [--report] [--] COMMAND...`: with --report, the host's environment names the report's file, and one line on stderr says where. */
+/**
+ * `run [--report] [--] COMMAND...`: with --report, the host's environment
+ * names the report's file, and one line on stderr says where. The native
+ * launcher (crates/launcher) hands a start over with `--plan-record=FILE
+ * --plan-seen=SEEN`: the plan is recorded for it (lib/run/record.cjs).
+ */
 function runArguments(argv) {
-  if (argv[0] !== '--report') return { argv, env: process.env };
-  const report = require('../lib/report/index.cjs');
-  const file = report.newReportFile();
-  require('node:fs').writeSync(2, `mcp-ordered-dispatch run: the report of this run goes to ${file}; \`mcp-ordered-dispatch report\` shows it once the host exits.\n`);
-  return { argv: argv.slice(1), env: report.envWithReport(process.env, file) };
+  let env = process.env;
+  const record = {};
+  let at = 0;
+  for (; at < argv.length; at++) {
+    const arg = argv[at];
+    if (arg.startsWith('--plan-record=')) record.file = arg.slice('--plan-record='.length);
+    else if (arg.startsWith('--plan-seen=')) record.seen = arg.slice('--plan-seen='.length);
+    else if (arg === '--report') {
+      const report = require('../lib/report/index.cjs');
+      const file = report.newReportFile();
+      require('node:fs').writeSync(2, `mcp-ordered-dispatch run: the report of this run goes to ${file}; \`mcp-ordered-dispatch report\` shows it once the host exits.\n`);
+      env = report.envWithReport(process.env, file);
+    } else break;
+  }
+  return { argv: argv.slice(at), env, record: record.file !== undefined && record.seen !== undefined ? record : undefined };
 }
 
 const SETUP_OPTIONS = { shell: 'value', rc: 'value', undo: 'flag', 'print-env': 'flag', help: 'flag' };
@@ -147,7 +162,10 @@ function setupCommand(argv) {
     process.stdout.write(setup.envLines(plan(hosts[0], [])));
     return 0;
   }
-  const { hosts: done } = setup.setup({ hosts, shell, file, plan: (name) => plan(name, []), guard: registerEntry().file });
+  const native = require('../lib/native/launcher.cjs').nativeLauncher();
+  const launch = setup.launchWords({ native, node: process.execPath, cli: __filename, records: require('../lib/shape/cache.cjs').usableCacheDir() });
+  const { hosts: done } = setup.setup({ hosts, shell, file, launch, guard: registerEntry().file });
+  if (native === undefined) process.stderr.write('mcp-ordered-dispatch setup: this platform has no native launcher, so each start of a host goes through `mcp-ordered-dispatch run` (one Node start more).\n');
   process.stdout.write(`mcp-ordered-dispatch: ${done.join(', ')}: each starts with the fix in every new ${shell} (a function in ${file}); ` +
     'nothing else changes. Undo: mcp-ordered-dispatch setup --undo. A host started outside a shell (an editor extension): docs/run.md#on-for-good.\n');
   return 0;
@@ -162,9 +180,9 @@ async function main(argv) {
         return 0;
       }
       // Loads only lib/run/ (and lib/discover/compiled.cjs; with --report, lib/report/): the launcher is on the host's start path.
-      const { argv: command, env } = runArguments(rest);
+      const { argv: command, env, record } = runArguments(rest);
       const { run, exitLike } = require('../lib/run/index.cjs');
-      exitLike(await run(command, { env }));
+      exitLike(await run(command, { env, record }));
       return undefined;
     }
     case 'report':

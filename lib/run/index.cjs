@@ -31,12 +31,16 @@ function say(line) {
  * command: its exit code, signals, stdio and TTY are the command's own, with
  * nothing in between. Elsewhere the command is a child with stdio
  * inherited; resolves with what the launcher should exit with: { code } or
- * { signal }.
+ * { signal }. `record` ({ file, seen }): the native launcher's request to
+ * record the plan (lib/run/record.cjs).
  */
-function run(argv, { env = process.env, cwd = process.cwd(), exec = typeof process.execve === 'function' && process.platform !== 'win32' } = {}) {
+function run(argv, { env = process.env, cwd = process.cwd(), exec = typeof process.execve === 'function' && process.platform !== 'win32', record } = {}) {
   const args = argv[0] === '--' ? argv.slice(1) : argv;
   if (args.length === 0) throw new Error('run needs a command: mcp-ordered-dispatch run -- COMMAND [ARGS...]');
-  const { command, commandArgs, childEnv, notice, file, compiled } = plan(args[0], args.slice(1), { env, cwd });
+  const planned = plan(args[0], args.slice(1), { env, cwd });
+  const { command, commandArgs, childEnv, notice, file, compiled } = planned;
+  // For the native launcher that handed this start over: the plan, for its next starts.
+  if (record !== undefined) require('./record.cjs').recordPlan(record.file, planned, { seen: record.seen, env, args: args.slice(1) }, say);
   if (notice !== undefined) say(notice);
   if (exec && cwd === process.cwd() && file !== undefined && startsByExec(file, compiled)) {
     for (const signal of IGNORED_BY_NODE) process.on(signal, () => {});

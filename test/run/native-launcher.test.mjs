@@ -1,0 +1,158 @@
+// The native launcher (crates/launcher), what setup's shell functions start
+// a host with: the first start of a host goes through the Node launcher
+// (`run`), which makes the plan and records it; the next starts replay the
+// record with no Node start, and give the host exactly what `run` gives it
+// (argv, environment, exit code, signal dispositions). What changes the plan
+// (the host's file rewritten, a carrier of the user's) sends the start
+// through Node again. Node starts are counted by a wrapper that the
+// launcher is told is Node.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { runCommand, show } from '../support/spawn-node.mjs';
+
+const require = createRequire(import.meta.url);
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = path.join(ROOT, 'bin', 'mcp-ordered-dispatch.cjs');
+const { nativeLauncher } = require('../../lib/native/launcher.cjs');
+const { recordOf } = require('../../lib/run/record.cjs');
+const { plan } = require('../../lib/run/plan.cjs');
+const POSIX = process.platform === 'win32' && 'the hosts here are shell scripts';
+
+let dir;
+let binDir;
+let cache;
+let counter;
+let countingNode;
+before(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-native-launcher-'));
+  binDir = path.join(dir, 'bin');
+  cache = path.join(dir, 'cache');
+  fs.mkdirSync(binDir);
+  fs.mkdirSync(cache, { mode: 0o700 });
+  counter = path.join(dir, 'node-starts');
+  countingNode = path.join(dir, 'counting-node');
+  fs.writeFileSync(countingNode, `#!/bin/sh\necho start >> '${counter}'\nexec '${process.execPath}' "$@"\n`, { mode: 0o755 });
+  writeHost('host', 0);
+  // A shell host: what it reports of its own process (Node ignores SIGPIPE itself, a shell does not).
+  fs.writeFileSync(path.join(binDir, 'sh-host'), '#!/bin/sh\ngrep -E "^Sig(Ign|Blk)" /proc/self/status\necho "$0 $*"\nexit 7\n', { mode: 0o755 });
+});
+after(() => {
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A Node host on PATH that prints its arguments and the fix's variables (`version` makes a rewritten file). */
+function writeHost(name, version) {
+  const text = `#!/usr/bin/env node\n// version ${version}\nconsole.log(JSON.stringify({ argv: process.argv.slice(2), NODE_OPTIONS: process.env.NODE_OPTIONS ?? null, BUN_OPTIONS: process.env.BUN_OPTIONS ?? null, BUN_INSPECT_PRELOAD: process.env.BUN_INSPECT_PRELOAD ?? null, MARKER: process.env.MCP_ORDERED_DISPATCH_RUN ?? null }));\n`;
+  fs.writeFileSync(path.join(binDir, name), text, { mode: 0o755 });
+}
+
+function env(extra = {}) {
+  const e = { ...process.env, PATH: [binDir, path.dirname(process.execPath), process.env.PATH].join(path.delimiter), MCP_ORDERED_DISPATCH_CACHE_DIR: cache, ...extra };
+  for (const name of ['NODE_TEST_CONTEXT', 'NODE_OPTIONS', 'BUN_OPTIONS', 'BUN_INSPECT_PRELOAD', 'MCP_ORDERED_DISPATCH_RUN']) if (!(name in extra)) delete e[name];
+  return e;
+}
+
+const nodeStarts = () => (fs.existsSync(counter) ? fs.readFileSync(counter, 'utf8').split('\n').filter(Boolean).length : 0);
+
+/** The launcher as setup's function starts it. */
+function launch(command, args, { node = countingNode, extra } = {}) {
+  return runCommand(nativeLauncher(), [`--node=${node}`, `--cli=${BIN}`, `--records=${cache}`, '--', command, ...args], { cwd: dir, env: env(extra) });
+}
+
+test('the native launcher is built for this platform', () => {
+  assert.ok(nativeLauncher() !== undefined, 'npm install (scripts/build.cjs) builds crates/launcher into the package root');
+});
+
+test('the first start goes through run and records the plan; the next replay it with no Node start, giving the host what run gives it', { skip: POSIX }, async () => {
+  const args = ['a', 'b c', '--flag'];
+  const viaRun = await runCommand(process.execPath, [BIN, 'run', '--', 'host', ...args], { cwd: dir, env: env() });
+  assert.equal(viaRun.code, 0, show(viaRun));
+  const expected = JSON.parse(viaRun.stdout);
+  assert.ok(expected.NODE_OPTIONS.includes('register.cjs'), show(viaRun));
+
+  const before = nodeStarts();
+  const first = await launch('host', args);
+  assert.equal(first.code, 0, show(first));
+  assert.deepEqual(JSON.parse(first.stdout), expected);
+  assert.equal(nodeStarts(), before + 1, 'the first start went through the Node launcher');
+  const records = fs.readdirSync(cache).filter((f) => f.startsWith('run-'));
+  assert.deepEqual(records, [`run-${Buffer.from('host').toString('hex')}.json`]);
+
+  for (let i = 0; i < 3; i++) {
+    const again = await launch('host', args);
+    assert.equal(again.code, 0, show(again));
+    assert.deepEqual(JSON.parse(again.stdout), expected, 'the replay gives what run gives');
+  }
+  assert.equal(nodeStarts(), before + 1, 'three more starts, no Node start');
+
+  // The host updated (its file rewritten): planned again, then replayed again.
+  writeHost('host', 1);
+  await launch('host', args);
+  assert.equal(nodeStarts(), before + 2, 'a rewritten host is planned again');
+  await launch('host', args);
+  assert.equal(nodeStarts(), before + 2);
+
+  // A variable the plan reads, set by the user: another plan, theirs first, as run does it.
+  const mine = { NODE_OPTIONS: '--no-warnings' };
+  const viaRunMine = JSON.parse((await runCommand(process.execPath, [BIN, 'run', '--', 'host', ...args], { cwd: dir, env: env(mine) })).stdout);
+  assert.ok(viaRunMine.NODE_OPTIONS.startsWith('--no-warnings '));
+  assert.deepEqual(JSON.parse((await launch('host', args, { extra: mine })).stdout), viaRunMine);
+  assert.deepEqual(JSON.parse((await launch('host', args, { extra: mine })).stdout), viaRunMine);
+  assert.equal(nodeStarts(), before + 3, 'planned once for the new variable, then replayed');
+  assert.deepEqual(JSON.parse((await launch('host', args)).stdout), expected);
+  assert.equal(nodeStarts(), before + 4, 'and once again without it (one record per command: the last plan)');
+});
+
+test('a replayed host has its exit code, its arguments and the signal dispositions a shell gives it', { skip: POSIX || (process.platform !== 'linux' && 'reads /proc') }, async () => {
+  const plain = await runCommand(path.join(binDir, 'sh-host'), ['x'], { cwd: dir, env: env() });
+  await launch('sh-host', ['x']); // recorded
+  const before = nodeStarts();
+  const replayed = await launch('sh-host', ['x']);
+  assert.equal(nodeStarts(), before, 'replayed');
+  assert.equal(replayed.code, 7, show(replayed));
+  assert.equal(replayed.stdout, plain.stdout, show(replayed));
+  const sig = (out) => out.split('\n').filter((l) => l.startsWith('Sig')).join('\n');
+  assert.equal(sig(replayed.stdout), sig(plain.stdout), 'no signal ignored or blocked that a shell would not');
+  assert.match(replayed.stdout, /\/sh-host x$/m);
+  assert.match(replayed.stdout, /^SigIgn:\s+0+$/m, 'SIGPIPE (which Rust ignores) is not ignored in the host');
+});
+
+test('a record it cannot trust is not replayed, and a Node that is gone is replaced by the one on PATH', { skip: POSIX }, async () => {
+  await launch('host', []);
+  const record = path.join(cache, `run-${Buffer.from('host').toString('hex')}.json`);
+  const good = fs.readFileSync(record, 'utf8');
+  let before = nodeStarts();
+  fs.chmodSync(record, 0o666); // writable by others
+  assert.equal((await launch('host', [])).code, 0);
+  assert.equal(nodeStarts(), before + 1, 'a record others can write goes through Node');
+  before = nodeStarts();
+  fs.writeFileSync(record, good.replace('"v":1', '"v":1,"set":'));
+  const damaged = await launch('host', []);
+  assert.equal(damaged.code, 0, show(damaged));
+  assert.equal(nodeStarts(), before + 1, 'a damaged record goes through Node');
+  // The Node setup named is gone: the launcher starts the `node` on PATH, and the host still gets the fix.
+  fs.rmSync(record);
+  const gone = await launch('host', [], { node: path.join(dir, 'no-such-node') });
+  assert.equal(gone.code, 0, show(gone));
+  assert.ok(JSON.parse(gone.stdout).NODE_OPTIONS.includes('register.cjs'), show(gone));
+});
+
+test('what a replay could not reproduce is never recorded', () => {
+  const cwd = dir;
+  const at = (command, args, e = env()) => ({ planned: plan(command, args, { env: e, cwd }), env: e, args });
+  const seenOf = (file) => JSON.stringify({ v: 1, file });
+  const { planned, env: e, args } = at('host', ['x']);
+  if (process.platform !== 'win32') assert.ok(recordOf(planned, { seen: seenOf(planned.file), env: e, args }) !== undefined, 'a plain host is recorded');
+  assert.equal(recordOf(planned, { seen: seenOf('/elsewhere/host'), env: e, args }), undefined, 'another file than the one the native launcher saw');
+  assert.equal(recordOf(planned, { seen: 'not json', env: e, args }), undefined);
+  const withPreload = env({ BUN_INSPECT_PRELOAD: path.join(dir, 'mine.mjs') });
+  const chained = at('host', ['x'], withPreload);
+  assert.equal(recordOf(chained.planned, { seen: seenOf(chained.planned.file), env: withPreload, args: ['x'] }), undefined, 'a preload chained to the user\'s');
+  const moved = { ...planned, commandArgs: ['--preload', 'x', 'x'] };
+  assert.equal(recordOf(moved, { seen: seenOf(planned.file), env: e, args }), undefined, 'arguments inserted (deno)');
+});
