@@ -2,12 +2,17 @@
 // `mcp-ordered-dispatch setup HOST...`: the fix on for good for the hosts a
 // user chooses, without typing `run`, and for nothing else on the machine.
 // It writes one marked block into the shell's startup file: a function per
-// host that starts it with what `run` would set (lib/run/rule.cjs's carriers
-// and marker, computed now from the host's executable), so no launcher
-// process stands in front of it. The function falls back to the plain host
-// when this package is gone. `setup --undo` takes the block out, leaving the
-// file byte for byte as it was before (the block records whether the file
-// ended with a newline, and whether setup created it).
+// host that starts it through the native launcher (crates/launcher), which
+// replays the plan `run` recorded for the host's executable while that
+// executable is unchanged, with no Node start in front, and hands any other
+// start (the first, the first after the host's update) to `run` itself,
+// which makes the plan and records it. Where this platform has no native
+// launcher the function starts `run` (one Node start more). The function
+// falls back to the plain host when this package is gone. `setup --undo`
+// takes the block out, leaving the file byte for byte as it was before (the
+// block records whether the file ended with a newline, and whether setup
+// created it). A host started outside a shell gets the variables instead
+// (envLines(): computed once, from its executable as it is now).
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -41,41 +46,51 @@ function defaultShell(env = process.env) {
 const sh = (text) => `'${text.replace(/'/g, `'\\''`)}'`;
 const ps = (text) => `'${text.replace(/'/g, "''")}'`;
 
-/**
- * The variables that start `host` with the fix: [[name, how, value]], how
- * 'append' (an option list) or 'set'; from the plan `run` would make.
- */
+/** The variables that start `planned` (a host's plan) with the fix: { vars: [[name, value]] (ours alone), marker }. */
 function carriersFor(planned) {
   const ours = rule.markerOf(planned.childEnv) ?? {};
-  const vars = rule.CARRIERS.filter((name) => ours[name] !== undefined).map((name) => [name, name === 'BUN_INSPECT_PRELOAD' ? 'set' : 'append', ours[name].ours]);
-  const marker = JSON.stringify({ v: 1, vars: Object.fromEntries(vars.map(([name, , value]) => [name, { user: null, ours: value }])) });
+  const vars = rule.CARRIERS.filter((name) => ours[name] !== undefined).map((name) => [name, ours[name].ours]);
+  const marker = JSON.stringify({ v: 1, vars: Object.fromEntries(vars.map(([name, value]) => [name, { user: null, ours: value }])) });
   return { vars, marker };
 }
 
-/** One host's function in `shell`'s language. */
-function hostFunction(shell, host, { vars, marker }, guard) {
+/**
+ * The words a host function starts its host with, the host's name and
+ * arguments after them: the native launcher (`native`, when this platform
+ * has one) told which Node and bin make a plan and where plans are recorded
+ * (`records`, when there is a usable cache directory), else `run` itself.
+ */
+function launchWords({ native, node, cli, records }) {
+  if (native === undefined) return [node, cli, 'run', '--'];
+  return [native, `--node=${node}`, `--cli=${cli}`, ...(records === undefined ? [] : [`--records=${records}`]), '--'];
+}
+
+/** One host's function in `shell`'s language: through `launch` (launchWords()) while it and register's file (`guard`) are there, else the plain host. */
+function hostFunction(shell, host, launch, guard) {
+  const [program, ...rest] = launch;
   if (shell === 'fish') {
-    const sets = vars.map(([name, how, value]) => (how === 'append' ? `set -lx ${name} (string trim -- "$${name} "${sh(value)})` : `set -lx ${name} ${sh(value)}`));
-    return [`function ${host} --wraps ${host}`, `  if test -f ${sh(guard)}`, ...sets.map((l) => `    ${l}`), `    set -lx ${rule.MARKER} ${sh(marker)}`, '  end', `  command ${host} $argv`, 'end'].join('\n');
+    return [
+      `function ${host} --wraps ${host}`,
+      `  if test -x ${sh(program)}; and test -f ${sh(guard)}`,
+      `    ${launch.map(sh).join(' ')} ${host} $argv`,
+      '  else',
+      `    command ${host} $argv`,
+      '  end',
+      'end',
+    ].join('\n');
   }
   if (shell === 'powershell') {
-    const names = [...vars.map(([name]) => name), rule.MARKER];
     return [
       `function ${host} {`,
-      `  $saved = @{}; foreach ($n in @(${names.map(ps).join(', ')})) { $saved[$n] = [Environment]::GetEnvironmentVariable($n) }`,
-      `  if (Test-Path ${ps(guard)}) {`,
-      ...vars.map(([name, how, value]) => (how === 'append' ? `    $env:${name} = ((@($env:${name}, ${ps(value)}) | Where-Object { $_ }) -join ' ')` : `    $env:${name} = ${ps(value)}`)),
-      `    $env:${rule.MARKER} = ${ps(marker)}`,
-      '  }',
-      `  try { & (Get-Command ${host} -CommandType Application | Select-Object -First 1) @args } finally { foreach ($n in $saved.Keys) { [Environment]::SetEnvironmentVariable($n, $saved[$n]) } }`,
+      `  if ((Test-Path ${ps(program)}) -and (Test-Path ${ps(guard)})) { & ${ps(program)} ${rest.map(ps).join(' ')} ${ps(host)} @args }`,
+      `  else { & (Get-Command ${host} -CommandType Application | Select-Object -First 1) @args }`,
       '}',
     ].join('\n');
   }
-  const assigns = vars.map(([name, how, value]) => (how === 'append' ? `${name}="\${${name}:+$${name} }"${sh(value)}` : `${name}=${sh(value)}`));
   return [
     `${host}() {`,
-    `  if [ -f ${sh(guard)} ]; then`,
-    `    ${assigns.join(' ')} ${rule.MARKER}=${sh(marker)} command ${host} "$@"`,
+    `  if [ -x ${sh(program)} ] && [ -f ${sh(guard)} ]; then`,
+    `    ${launch.map(sh).join(' ')} ${host} "$@"`,
     '  else',
     `    command ${host} "$@"`,
     '  fi',
@@ -83,10 +98,10 @@ function hostFunction(shell, host, { vars, marker }, guard) {
   ].join('\n');
 }
 
-/** The block setup writes for `hosts` (each with its plan), and how to undo it (`state`). */
-function blockText(shell, hosts, guard, state) {
+/** The block setup writes for `hosts`, and how to undo it (`state`). */
+function blockText(shell, hosts, launch, guard, state) {
   const lines = [BEGIN, `# mcp-ordered-dispatch setup --undo takes this block out (${JSON.stringify(state)})`];
-  for (const { name, planned } of hosts) lines.push(hostFunction(shell, name, carriersFor(planned), guard));
+  for (const name of hosts) lines.push(hostFunction(shell, name, launch, guard));
   lines.push(END);
   return `${lines.join('\n')}\n`;
 }
@@ -103,11 +118,11 @@ function findBlock(text) {
 }
 
 /**
- * Write (or rewrite) the block for `hosts` (names on PATH) into `shell`'s
- * startup file. `plan(name)` is lib/run/plan.cjs's plan for the host.
- * Returns { file, hosts }.
+ * Write (or rewrite) the block for `hosts` (command names) into `shell`'s
+ * startup file: each starts through `launch` (launchWords()) while `guard`
+ * (register's file) is there. Returns { file, hosts }.
  */
-function setup({ hosts, shell = defaultShell(), file = rcFileOf(shell), plan, guard }) {
+function setup({ hosts, shell = defaultShell(), file = rcFileOf(shell), launch, guard }) {
   if (hosts.length === 0) throw new Error('setup needs the hosts to keep the fix on for: mcp-ordered-dispatch setup claude [opencode ...]');
   for (const name of hosts) if (!/^[A-Za-z0-9._-]+$/.test(name)) throw new Error(`setup: ${JSON.stringify(name)} is not a command name`);
   let text;
@@ -119,10 +134,9 @@ function setup({ hosts, shell = defaultShell(), file = rcFileOf(shell), plan, gu
   const existing = text === undefined ? undefined : findBlock(text);
   const base = existing === undefined ? text : existing.before + existing.after;
   const state = existing?.state ?? { created: text === undefined, newline: text === undefined || text === '' || text.endsWith('\n') };
-  const planned = hosts.map((name) => ({ name, planned: plan(name) }));
   const head = base === undefined || base === '' ? '' : state.newline || existing !== undefined ? base : `${base}\n`;
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, head + blockText(shell, planned, guard, state));
+  fs.writeFileSync(file, head + blockText(shell, hosts, launch, guard, state));
   return { file, hosts };
 }
 
@@ -134,7 +148,7 @@ function setup({ hosts, shell = defaultShell(), file = rcFileOf(shell), plan, gu
  */
 function envLines(planned) {
   const { vars, marker } = carriersFor(planned);
-  return [...vars.map(([name, , value]) => `${name}=${value}`), `${rule.MARKER}=${marker}`].join('\n') + '\n';
+  return [...vars.map(([name, value]) => `${name}=${value}`), `${rule.MARKER}=${marker}`].join('\n') + '\n';
 }
 
 /** Take setup's block out of `file`: the file as it was before setup (removed when setup created it). Returns whether there was a block. */
@@ -154,4 +168,4 @@ function undo({ shell = defaultShell(), file = rcFileOf(shell) } = {}) {
   return true;
 }
 
-module.exports = { setup, undo, envLines, rcFileOf, defaultShell, SHELLS };
+module.exports = { setup, undo, envLines, launchWords, rcFileOf, defaultShell, SHELLS };

@@ -15,6 +15,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCommand, show } from '../support/spawn-node.mjs';
 import { RUNTIMES } from '../support/runtimes.mjs';
+import { createRequire } from 'node:module';
+
+const { nativeLauncher } = createRequire(import.meta.url)('../../lib/native/launcher.cjs');
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'mcp-ordered-dispatch.cjs');
@@ -60,6 +63,7 @@ test('setup for bash: the chosen host runs with the fix, other Node and Bun prog
   const written = await runCommand(process.execPath, [BIN, 'setup', '--shell=bash', 'myhost'], { cwd: home, env: env() });
   assert.equal(written.code, 0, show(written));
   assert.ok(fs.readFileSync(rc, 'utf8').startsWith(`${original}\n`), 'the user\'s lines stay first, as they were');
+  assert.ok(fs.readFileSync(rc, 'utf8').includes(`'${nativeLauncher()}' `), 'the function starts the host through the native launcher');
 
   const host = await inShell('myhost');
   assert.equal(host.code, 0, show(host));
@@ -93,14 +97,16 @@ test('setup into a startup file it creates: --undo removes it again', { skip: PO
   assert.equal(fs.existsSync(rc), false);
 });
 
-test('setup writes a function for zsh, fish and PowerShell too, each guarded by register\'s file', async () => {
+test('setup writes a function for zsh, fish and PowerShell too, each guarded by register\'s file and the launcher', async () => {
   const setup = (await import('../../lib/run/setup.cjs')).default;
-  const { plan, registerEntry } = (await import('../../lib/run/plan.cjs')).default;
+  const { registerEntry } = (await import('../../lib/run/plan.cjs')).default;
+  const launch = setup.launchWords({ native: nativeLauncher(), node: process.execPath, cli: BIN, records: home });
   for (const shell of ['zsh', 'fish', 'powershell']) {
     const file = path.join(home, `rc-${shell}`);
-    setup.setup({ hosts: ['myhost'], shell, file, plan: (name) => plan(name, [], { env: env(), cwd: home }), guard: registerEntry().file });
+    setup.setup({ hosts: ['myhost'], shell, file, launch, guard: registerEntry().file });
     const text = fs.readFileSync(file, 'utf8');
     assert.ok(text.includes(registerEntry().file), `${shell}: guarded by register's file`);
+    assert.ok(text.includes(nativeLauncher()), `${shell}: started through the native launcher`);
     assert.match(text, /myhost/);
     assert.equal(setup.undo({ shell, file }), true);
     assert.equal(fs.existsSync(file), false, `${shell}: the file setup created is gone`);
