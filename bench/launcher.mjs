@@ -17,18 +17,22 @@
 // home of its own. The variants of each start:
 //
 //   stock      the host alone
-//   run        `mcp-ordered-dispatch run -- claude …`, the launcher on --node
-//   setup      the environment `run` gives the host (what `setup`'s shell
-//              function sets), with no launcher: register's own cost, in the
-//              host and in the stdio server it starts
+//   run        `mcp-ordered-dispatch run -- claude …`, the Node launcher on --node
+//   setup      what `setup`'s shell function runs: the native launcher
+//              (crates/launcher) replaying the plan `run` recorded (the
+//              warm-up start records it)
+//   env        the environment `run` gives the host, with no launcher at
+//              all: register's own cost, in the host and in the stdio server
+//              it starts
 //   … before   (with --before=DIR, a checkout of an earlier commit with its
-//              build) the same two through that checkout's bin and plan
+//              build) `run` and `env` through that checkout's bin and plan
 //
-// The table's notes split each start's cost: the launcher (run − setup) and
-// register (setup − stock). Two rows read those parts alone: the launcher's
-// floor (`run -- true` against `true`), and the stdio server started alone
-// with the NODE_OPTIONS `run` gives it against without (a Node process with
-// no SDK; bench/startup.mjs measures register per Node line).
+// The table's notes split each start's cost: the launcher (run − env for
+// the Node one, setup − env for the native one) and register (env − stock).
+// Two rows read parts alone: each launcher's floor (`-- true` against
+// `true`), and the stdio server started alone with the NODE_OPTIONS `run`
+// gives it against without (a Node process with no SDK; bench/startup.mjs
+// measures register per Node line).
 //
 //   node bench/launcher.mjs [--runs=11] [--quick] [--json] [--node=PATH] [--before=DIR]
 //                           [--only=print,list,tui,floor,server]
@@ -69,6 +73,11 @@ function launcherOf(root) {
   return { bin: path.join(root, 'bin', 'mcp-ordered-dispatch.cjs'), plan: createRequire(path.join(root, 'package.json'))('./lib/run/plan.cjs').plan };
 }
 const launchers = { '': launcherOf(ROOT), ...(BEFORE === undefined ? {} : { ' before': launcherOf(BEFORE) }) };
+const requireHere = createRequire(import.meta.url);
+const NATIVE = requireHere('../lib/native/launcher.cjs').nativeLauncher();
+if (NATIVE === undefined) throw new Error('no native launcher for this platform: npm run build makes it (crates/launcher)');
+/** What setup's shell function starts a host with (lib/run/setup.cjs), recording in this user's cache directory. */
+const SETUP_WORDS = requireHere('../lib/run/setup.cjs').launchWords({ native: NATIVE, node: LAUNCHER_NODE, cli: launchers[''].bin, records: requireHere('../lib/shape/cache.cjs').usableCacheDir() });
 
 /**
  * One start of `command args`, in ms: to its exit (which must be 0), or
@@ -112,7 +121,8 @@ function variantsOf(exe, exeArgs, { cwd, env, tty, until }) {
   for (const [suffix, { bin, plan }] of Object.entries(launchers)) {
     const planned = plan(exe, exeArgs, { env, cwd });
     variants[`run${suffix}`] = start([LAUNCHER_NODE, bin, 'run', '--', exe, ...exeArgs], env);
-    variants[`setup${suffix}`] = start([planned.command, ...planned.commandArgs], planned.childEnv);
+    if (suffix === '') variants.setup = start([...SETUP_WORDS, exe, ...exeArgs], env);
+    variants[`env${suffix}`] = start([planned.command, ...planned.commandArgs], planned.childEnv);
   }
   return variants;
 }
@@ -134,12 +144,13 @@ const fmt = (ms) => `${ms.toFixed(0)} ms`;
 /** The rows of one start: each variant against stock, the split in the notes. */
 function rowsOf(name, medians, note) {
   const { stock } = medians;
+  const row = (label, patched, split) => rows.push({ row: `${name}: ${label}`, stock, patched, unit: 'ms', lowerIsBetter: true, target: `≤ ${TARGET.toFixed(2)}×`, met: patched / stock <= TARGET, note: `${split}; ${note}` });
   for (const suffix of Object.keys(launchers)) {
-    const run = medians[`run${suffix}`];
-    const setup = medians[`setup${suffix}`];
-    const split = `launcher ${fmt(run - setup)}, register ${fmt(setup - stock)}`;
-    rows.push({ row: `${name}: run --${suffix}`, stock, patched: run, unit: 'ms', lowerIsBetter: true, target: `≤ ${TARGET.toFixed(2)}×`, met: run / stock <= TARGET, note: `${split}; ${note}` });
-    rows.push({ row: `${name}: setup's shell function (no launcher)${suffix}`, stock, patched: setup, unit: 'ms', lowerIsBetter: true, target: `≤ ${TARGET.toFixed(2)}×`, met: setup / stock <= TARGET, note: `register in the host and its server; ${note}` });
+    const env = medians[`env${suffix}`];
+    const register = `register ${fmt(env - stock)}`;
+    if (suffix === '') row("setup's shell function (the native launcher)", medians.setup, `launcher ${fmt(medians.setup - env)}, ${register}`);
+    row(`run --${suffix} (the Node launcher)`, medians[`run${suffix}`], `launcher ${fmt(medians[`run${suffix}`] - env)}, ${register}`);
+    row(`the environment alone, no launcher${suffix}`, env, `register in the host and its server`);
   }
   process.stderr.write(`  ${name}: ${Object.entries(medians).map(([k, v]) => `${k} ${fmt(v)} (${(v / stock).toFixed(3)}×)`).join(', ')}\n`);
 }
@@ -181,13 +192,16 @@ try {
   } else {
     process.stderr.write('  .cache/hosts has no Claude Code (npm run check:hosts installs it): its rows are left out\n');
   }
-  const floor = [['floor', 'the launcher alone: run -- true against true', '/bin/true', []], ['server', `its stdio server alone (Node ${process.version}, no SDK): start and exit`, process.execPath, [RAW_SERVER]]];
+  const floor = [['floor', 'the launcher alone: -- true against true', '/bin/true', []], ['server', `its stdio server alone (Node ${process.version}, no SDK): start and exit`, process.execPath, [RAW_SERVER]]];
   for (const [key, name, command, commandArgs] of floor) {
     if (!wanted(key) || !fs.existsSync(command)) continue;
     const medians = await compare(variantsOf(command, commandArgs, { cwd: dir, env: baseEnv }));
-    for (const suffix of Object.keys(launchers)) {
-      const variant = key === 'floor' ? `run${suffix}` : `setup${suffix}`;
-      rows.push({ row: `${name}${suffix}`, stock: medians.stock, patched: medians[variant], unit: 'ms', lowerIsBetter: true, note: key === 'floor' ? 'one Node start, the command looked at, then exec or spawn and wait' : 'with the NODE_OPTIONS run gives a server' });
+    const add = (label, patched, note) => rows.push({ row: `${name}, ${label}`, stock: medians.stock, patched, unit: 'ms', lowerIsBetter: true, note });
+    if (key === 'floor') {
+      add('the native launcher (setup)', medians.setup, 'a stat of the command and of the bin, one record read, then exec');
+      for (const suffix of Object.keys(launchers)) add(`run${suffix}`, medians[`run${suffix}`], 'one Node start, the command looked at, then exec or spawn and wait');
+    } else {
+      for (const suffix of Object.keys(launchers)) add(`with run's NODE_OPTIONS${suffix}`, medians[`env${suffix}`], 'with the NODE_OPTIONS run gives a server');
     }
     process.stderr.write(`  ${name}: ${Object.entries(medians).map(([k, v]) => `${k} ${fmt(v)}`).join(', ')}\n`);
   }
