@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { RUNTIMES } from '../support/runtimes.mjs';
 import { buildCompiled, runCompiled, PROGRESS } from '../support/compiled.mjs';
 import { resolvingHome } from '../support/bundles.mjs';
@@ -24,6 +25,7 @@ import { resolvingHome } from '../support/bundles.mjs';
 const REGISTER = fileURLToPath(import.meta.resolve('mcp-ordered-dispatch/register'));
 // The launcher, as npx runs it.
 const BIN = fileURLToPath(new URL('../../bin/mcp-ordered-dispatch.cjs', import.meta.url));
+const { nativeLauncher } = createRequire(import.meta.url)('../../lib/native/launcher.cjs');
 // Skipped only off the systems the release tests on: on linux (glibc), darwin and win32, x64 and
 // arm64, test/support/runtimes.mjs fails the suite, naming the package, when Bun's is missing.
 const skip = RUNTIMES.bun ? false : 'bun is not installed here';
@@ -35,7 +37,24 @@ const skip = RUNTIMES.bun ? false : 'bun is not installed here';
 const WAYS = [
   { name: 'BUN_OPTIONS="--preload <register>"', run: (exe, env = {}) => runCompiled(exe, { env: { ...env, BUN_OPTIONS: `${env.BUN_OPTIONS ?? ''} --preload ${REGISTER}`.trim() } }) },
   { name: 'mcp-ordered-dispatch run --', run: (exe, env = {}) => runCompiled(process.execPath, { args: [BIN, 'run', '--', exe], env, cwd: path.dirname(exe) }) },
+  { name: "setup's shell function (the native launcher, replaying)", run: (exe, env = {}) => throughNativeLauncher(exe, env) },
 ];
+
+/**
+ * `exe` started as setup's shell function starts it, twice: the first start
+ * records the plan (through `run`), the second replays it, told a Node that
+ * fails: its result is the replay's.
+ */
+async function throughNativeLauncher(exe, env) {
+  const records = path.join(dir, 'records');
+  fs.mkdirSync(records, { recursive: true, mode: 0o700 });
+  const failingNode = path.join(dir, process.platform === 'win32' ? 'failing-node.cmd' : 'failing-node');
+  fs.writeFileSync(failingNode, process.platform === 'win32' ? '@exit /b 99\r\n' : '#!/bin/sh\necho "not replayed: Node started" >&2\nexit 99\n', { mode: 0o755 });
+  const words = (node) => [`--node=${node}`, `--cli=${BIN}`, `--records=${records}`, '--', exe];
+  const withCache = { ...env, MCP_ORDERED_DISPATCH_CACHE_DIR: records };
+  await runCompiled(nativeLauncher(), { args: words(process.execPath), env: withCache, cwd: path.dirname(exe) });
+  return runCompiled(nativeLauncher(), { args: words(failingNode), env: withCache, cwd: path.dirname(exe) });
+}
 
 let dir;
 let exes = [];

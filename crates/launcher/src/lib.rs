@@ -182,7 +182,7 @@ pub fn identity(metadata: &Metadata) -> serde_json::Value {
 }
 
 /// What a start sees, as one string (the record's key): every input of the
-/// plan the Node launcher would make. None when it cannot be said (a value
+/// plan the Node launcher would make (which Node runs it is none). None when it cannot be said (a value
 /// that is not Unicode, a file that cannot be read): such a start is never
 /// replayed.
 pub fn seen(
@@ -210,7 +210,6 @@ pub fn seen(
         "file": file.to_str()?,
         "id": identity(&std::fs::metadata(file).ok()?),
         "env": env,
-        "node": request.node.to_str()?,
         "cli": request.cli.to_str()?,
         "cliId": identity(&std::fs::metadata(&request.cli).ok()?),
     });
