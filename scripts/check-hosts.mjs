@@ -199,7 +199,7 @@ async function claudeLines(exe, env, cwd, launched) {
   try {
     const callEnv = { ...env, ...USER_ENV, ANTHROPIC_BASE_URL: api.url };
     const args = ['-p', 'Call every progress tool, and run the command.', '--mcp-config', config, '--allowedTools', calls.map((c) => c.name).join(','), '--debug'];
-    const r = await launch(exe, args, callEnv, cwd, { stock: !launched });
+    const r = await launch(exe, args, callEnv, cwd, { way: launched ? 'run' : 'stock' });
     const text = debugLog(env);
     const count = (re) => text.split('\n').filter((l) => re.test(l)).length;
     return {
@@ -218,12 +218,12 @@ async function claudeLines(exe, env, cwd, launched) {
  * One `claude -p` tool call (stock, or under run when `launched`): its exit,
  * and what its debug log says of the raw server's connection.
  */
-async function claudeToolCall(exe, env, cwd, launched) {
+async function claudeToolCall(exe, env, cwd, way) {
   fs.rmSync(path.join(env.HOME, '.claude', 'debug'), { recursive: true, force: true });
   const config = path.join(cwd, '..', 'mcp.json');
   fs.writeFileSync(config, JSON.stringify({ mcpServers: { raw: { command: process.execPath, args: [RAW_SERVER, '--mode=all-in-one', '--progress=3'] } } }));
   const args = ['-p', 'Call the progress tool of the raw server.', '--mcp-config', config, '--allowedTools', 'mcp__raw__progress', '--debug'];
-  const r = launched ? await launch(exe, args, env, cwd) : await launch(exe, args, env, cwd, { stock: true });
+  const r = await launch(exe, args, env, cwd, { way });
   const text = debugLog(env);
   const count = (re) => text.split('\n').filter((l) => re.test(l)).length;
   return {
@@ -235,10 +235,24 @@ async function claudeToolCall(exe, env, cwd, launched) {
   };
 }
 
-/** `run -- exe args` (or, `stock`, exe args alone) to its end: { code, signal, stdout, stderr }. */
-function launch(exe, args, env, cwd, { stock = false } = {}) {
+/**
+ * The words `way` starts a host with: 'run' (`run --`), 'stock' (none), or
+ * 'setup' (as setup's shell function does: the native launcher, recording
+ * in `env`'s cache directory).
+ */
+function wayWords(way, env) {
+  if (way === 'stock') return [];
+  if (way === 'run') return [process.execPath, BIN, 'run', '--'];
+  const native = require('../lib/native/launcher.cjs').nativeLauncher();
+  if (native === undefined) throw new Error('no native launcher built for this platform (npm run build)');
+  return require('../lib/run/setup.cjs').launchWords({ native, node: process.execPath, cli: BIN, records: env.MCP_ORDERED_DISPATCH_CACHE_DIR });
+}
+
+/** `exe args` started the `way` wayWords() says (`run --` by default), to its end: { code, signal, stdout, stderr }. */
+function launch(exe, args, env, cwd, { way = 'run' } = {}) {
   return new Promise((resolve) => {
-    const child = stock ? spawn(exe, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] }) : spawn(process.execPath, [BIN, 'run', '--', exe, ...args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const [program = exe, ...words] = wayWords(way, env);
+    const child = spawn(program, way === 'stock' ? args : [...words, exe, ...args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c) => (stdout += c));
@@ -313,14 +327,22 @@ async function checkHost(host) {
       const api = await fakeMessagesApi();
       try {
         const callEnv = { ...env, ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: 'sk-ant-check-hosts', ENABLE_TOOL_SEARCH: 'false' };
-        const stock = await claudeToolCall(exe, callEnv, cwd, false);
-        const launched = await claudeToolCall(exe, callEnv, cwd, true);
-        const ok = stock.code === 0 && launched.code === 0 && launched.called === 1 && launched.completed === 1 && stock.unknownToken > 0 && launched.unknownToken === 0 && launched.dropped === 0;
+        const stock = await claudeToolCall(exe, callEnv, cwd, 'stock');
+        const launched = await claudeToolCall(exe, callEnv, cwd, 'run');
+        // As setup's function starts it: the first start records the plan, the second replays it (no Node start).
+        const records = path.join(home, 'records');
+        fs.mkdirSync(records, { mode: 0o700 });
+        const setupEnv = { ...callEnv, MCP_ORDERED_DISPATCH_CACHE_DIR: records };
+        await claudeToolCall(exe, setupEnv, cwd, 'setup');
+        const replayed = await claudeToolCall(exe, setupEnv, cwd, 'setup');
+        const fixed = (r) => r.code === 0 && r.called === 1 && r.completed === 1 && r.unknownToken === 0 && r.dropped === 0;
+        const ok = stock.code === 0 && stock.unknownToken > 0 && fixed(launched) && fixed(replayed) && fs.readdirSync(records).some((f) => f.startsWith('run-'));
         results.push({ ok });
         const show = (r) => `exit ${r.code}, tool called ${r.called}, completed ${r.completed}, "unknown token" errors ${r.unknownToken}, "STDIO connection dropped" ${r.dropped}`;
         console.log(`${ok ? 'ok  ' : 'FAIL'} ${host.name} ${host.version} -p: one call of the raw server's progress tool (3 progress notifications in the result's write)`);
         console.log(`       stock:     ${show(stock)}`);
         console.log(`       under run: ${show(launched)}`);
+        console.log(`       as setup's function starts it (the plan replayed): ${show(replayed)}`);
       } finally {
         await api.close();
       }
