@@ -132,8 +132,40 @@ fn start(mut command: Command) -> std::io::Error {
 /// Starts `command` as a child and ends as it ended (no execve here).
 #[cfg(not(unix))]
 fn start(mut command: Command) -> std::io::Error {
-    match command.status() {
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(error) => return error,
+    };
+    #[cfg(windows)]
+    console::ignore_interrupts();
+    match child.wait() {
         Ok(status) => std::process::exit(status.code().unwrap_or(1)),
         Err(error) => error,
+    }
+}
+
+/// The console's Ctrl-C and Ctrl-Break reach every process attached to it,
+/// the host included: while the host runs, this launcher waits for it to
+/// end instead of ending first (and handing the prompt back under it).
+#[cfg(windows)]
+mod console {
+    type Handler = unsafe extern "system" fn(u32) -> i32;
+
+    #[link(name = "kernel32")]
+    extern "system" {
+        fn SetConsoleCtrlHandler(handler: Option<Handler>, add: i32) -> i32;
+    }
+
+    /// Handled (ignored) here; the host handles its own.
+    unsafe extern "system" fn handled(_event: u32) -> i32 {
+        1
+    }
+
+    pub fn ignore_interrupts() {
+        // SAFETY: registers a handler that touches nothing; a handler routine,
+        // unlike ignoring with a null one, is not inherited by the host.
+        unsafe {
+            SetConsoleCtrlHandler(Some(handled), 1);
+        }
     }
 }
