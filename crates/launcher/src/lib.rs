@@ -19,6 +19,10 @@ pub const PLAN_INPUTS: [&str; 4] = [
     "MCP_ORDERED_DISPATCH_RUN",
 ];
 
+/// The variable that carries what a start saw to the Node launcher
+/// (`run --plan-record=FILE`), which takes it out of its environment.
+pub const PLAN_SEEN: &str = "MCP_ORDERED_DISPATCH_PLAN_SEEN";
+
 /// The record format this launcher reads (`lib/run/record.cjs` writes it).
 pub const RECORD_VERSION: u64 = 1;
 
@@ -212,8 +216,25 @@ pub fn seen(
         "env": env,
         "cli": request.cli.to_str()?,
         "cliId": identity(&std::fs::metadata(&request.cli).ok()?),
+        "package": package_of(&request.cli)?,
     });
     Some(value.to_string())
+}
+
+/// This package as the bin `cli` belongs to it: its package.json's identity
+/// and version (an upgrade changes the version where it keeps every file's
+/// size and time, as npm's fixed mtimes can on Windows).
+fn package_of(cli: &Path) -> Option<serde_json::Value> {
+    let manifest = cli.parent()?.parent()?.join("package.json");
+    let text = std::fs::read_to_string(&manifest).ok()?;
+    let version = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()?
+        .get("version")?
+        .as_str()?
+        .to_string();
+    Some(
+        serde_json::json!({ "id": identity(&std::fs::metadata(&manifest).ok()?), "version": version }),
+    )
 }
 
 /// The record file of `command` in `dir`: `run-<the name in hex>.json`; none for a name too long.
@@ -224,6 +245,34 @@ pub fn record_file(dir: &Path, command: &OsStr) -> Option<PathBuf> {
     }
     let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     Some(dir.join(format!("run-{hex}.json")))
+}
+
+/// Whether `file` is a record only the user `euid` could have written: a
+/// regular file (not a link) that they own and no one else can write, in a
+/// directory that they own and no one else can write, every directory above
+/// it owned by them or root, and writable by others only where it is sticky
+/// (as /tmp is), so no one else can move anything below it.
+#[cfg(unix)]
+pub fn trusted_record(file: &Path, euid: u32) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let private = |m: &Metadata| m.uid() == euid && m.mode() & 0o022 == 0;
+    let Ok(metadata) = std::fs::symlink_metadata(file) else {
+        return false;
+    };
+    if !metadata.is_file() || !private(&metadata) {
+        return false;
+    }
+    let Some(dir) = file.parent().and_then(|d| std::fs::canonicalize(d).ok()) else {
+        return false;
+    };
+    if !std::fs::metadata(&dir).is_ok_and(|m| m.is_dir() && private(&m)) {
+        return false;
+    }
+    dir.ancestors().skip(1).all(|above| {
+        std::fs::metadata(above).is_ok_and(|m| {
+            (m.uid() == euid || m.uid() == 0) && (m.mode() & 0o022 == 0 || m.mode() & 0o1000 != 0)
+        })
+    })
 }
 
 /// A recorded plan, to replay: the file to start, its argv[0], the variables
@@ -244,11 +293,17 @@ pub fn replay_of(record: &str, seen: &str) -> Option<Replay> {
     if value.get("v")?.as_u64()? != RECORD_VERSION || value.get("seen")?.as_str()? != seen {
         return None;
     }
+    // Only the fix's own variables: a record that sets anything else is not one the Node launcher wrote.
     let set = value
         .get("set")?
         .as_object()?
         .iter()
-        .map(|(name, v)| Some((name.clone(), v.as_str()?.to_string())))
+        .map(|(name, v)| {
+            Some((
+                PLAN_INPUTS.contains(&name.as_str()).then(|| name.clone())?,
+                v.as_str()?.to_string(),
+            ))
+        })
         .collect::<Option<Vec<_>>>()?;
     let notice = match value.get("notice") {
         None | Some(serde_json::Value::Null) => None,
@@ -348,14 +403,57 @@ mod tests {
     }
 
     #[test]
+    fn replays_no_variable_but_the_fix_s() {
+        let record = r#"{"v":1,"seen":"S","file":"/bin/host","argv0":"host","set":{"LD_PRELOAD":"/evil.so"},"notice":null}"#;
+        assert_eq!(replay_of(record, "S"), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn trusts_only_a_record_its_user_alone_could_write() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let mode = |path: &Path, mode: u32| {
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap()
+        };
+        let dir =
+            std::env::temp_dir().join(format!("mcp-od-launcher-trust-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        mode(&dir, 0o700);
+        let file = dir.join("run-68.json");
+        std::fs::write(&file, "{}").unwrap();
+        mode(&file, 0o600);
+        let me = std::fs::metadata(&dir).unwrap().uid();
+        assert!(trusted_record(&file, me));
+        assert!(!trusted_record(&file, me + 1), "another user's record");
+        mode(&file, 0o666);
+        assert!(!trusted_record(&file, me), "a record others can write");
+        mode(&file, 0o600);
+        mode(&dir, 0o777);
+        assert!(
+            !trusted_record(&file, me),
+            "in a directory others can write"
+        );
+        mode(&dir, 0o700);
+        let link = dir.join("run-69.json");
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        assert!(!trusted_record(&link, me), "a link");
+        assert!(!trusted_record(&dir.join("none.json"), me));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn sees_what_the_plan_reads() {
         let dir = std::env::temp_dir().join(format!("mcp-od-launcher-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::create_dir_all(dir.join("bin")).unwrap();
         let file = dir.join("host");
         std::fs::write(&file, "x").unwrap();
+        let cli = dir.join("bin").join("cli.cjs");
+        std::fs::write(&cli, "").unwrap();
+        let manifest = dir.join("package.json");
+        std::fs::write(&manifest, r#"{"version":"1.0.0"}"#).unwrap();
         let request = Request {
             node: "/n".into(),
-            cli: file.clone(),
+            cli,
             records: None,
             command: "host".into(),
             args: vec![],
@@ -365,28 +463,19 @@ mod tests {
         assert_eq!(a, seen(&request, &file, &dir, none).unwrap());
         let with = |name: &str| (name == "NODE_OPTIONS").then(|| OsString::from("--x"));
         assert_ne!(a, seen(&request, &file, &dir, with).unwrap());
-        // The working directory counts only for a command given as a path.
+        // Which Node runs the Node launcher is not an input.
         assert_eq!(
-            a,
-            seen(&request, &file, Path::new("/elsewhere"), none).unwrap()
-        );
-        let by_path = Request {
-            command: "./host".into(),
-            ..request
-        };
-        assert_ne!(
-            seen(&by_path, &file, &dir, none).unwrap(),
-            seen(&by_path, &file, Path::new("/elsewhere"), none).unwrap()
-        );
-        // A rewritten file is another file.
-        std::thread::sleep(std::time::Duration::from_millis(10));
-        std::fs::write(&file, "xy").unwrap();
-        assert_ne!(
             a,
             seen(
                 &Request {
-                    command: "host".into(),
-                    ..by_path
+                    node: "/other".into(),
+                    ..Request {
+                        cli: request.cli.clone(),
+                        command: "host".into(),
+                        node: "/n".into(),
+                        records: None,
+                        args: vec![]
+                    }
                 },
                 &file,
                 &dir,
@@ -394,6 +483,36 @@ mod tests {
             )
             .unwrap()
         );
+        // The working directory counts only for a command given as a path.
+        assert_eq!(
+            a,
+            seen(&request, &file, Path::new("/elsewhere"), none).unwrap()
+        );
+        let by_path = Request {
+            command: "./host".into(),
+            cli: request.cli.clone(),
+            node: "/n".into(),
+            records: None,
+            args: vec![],
+        };
+        assert_ne!(
+            seen(&by_path, &file, &dir, none).unwrap(),
+            seen(&by_path, &file, Path::new("/elsewhere"), none).unwrap()
+        );
+        // Another version of the package (its package.json rewritten, same size), then the host rewritten (another size, then the same size).
+        std::fs::write(&manifest, r#"{"version":"1.0.1"}"#).unwrap();
+        let b = seen(&request, &file, &dir, none).unwrap();
+        assert_ne!(a, b);
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        std::fs::write(&file, "xy").unwrap();
+        let c = seen(&request, &file, &dir, none).unwrap();
+        assert_ne!(b, c);
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        std::fs::write(&file, "yz").unwrap();
+        assert_ne!(c, seen(&request, &file, &dir, none).unwrap());
+        // No package.json beside the bin: nothing to key on, never replayed.
+        std::fs::remove_file(&manifest).unwrap();
+        assert_eq!(seen(&request, &file, &dir, none), None);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

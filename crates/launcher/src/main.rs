@@ -8,7 +8,7 @@
 //! records it, and starts the host. Nothing is decided here.
 
 use mcp_ordered_dispatch_launcher::{
-    parse_request, record_file, replay_of, resolve, seen, Replay, Request,
+    parse_request, record_file, replay_of, resolve, seen, Replay, Request, PLAN_SEEN,
 };
 use std::ffi::OsString;
 use std::path::Path;
@@ -96,9 +96,11 @@ fn through_node(
     let mut command = Command::new(node);
     command.arg(&request.cli).arg("run");
     if let Some((record, seen)) = keyed {
+        // What was seen goes by the environment, which only this user can
+        // read (argv is anyone's); `run` takes it out before it plans.
         let mut option = OsString::from("--plan-record=");
         option.push(record);
-        command.arg(option).arg(format!("--plan-seen={seen}"));
+        command.arg(option).env(PLAN_SEEN, seen);
     }
     command.arg("--").arg(&request.command).args(&request.args);
     command
@@ -108,15 +110,9 @@ fn through_node(
 fn read_record(file: &Path) -> Option<String> {
     #[cfg(unix)]
     {
-        use std::os::unix::fs::MetadataExt;
-        let metadata = std::fs::symlink_metadata(file).ok()?;
-        let dir = std::fs::metadata(file.parent()?).ok()?;
-        let private = |m: &std::fs::Metadata| m.mode() & 0o022 == 0;
-        if !metadata.is_file()
-            || metadata.uid() != dir.uid()
-            || !private(&metadata)
-            || !private(&dir)
-        {
+        // SAFETY: geteuid() cannot fail and touches no memory of ours.
+        let euid = unsafe { libc::geteuid() };
+        if !mcp_ordered_dispatch_launcher::trusted_record(file, euid) {
             return None;
         }
     }
