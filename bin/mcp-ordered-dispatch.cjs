@@ -117,17 +117,20 @@ function reportCommand(argv) {
 /**
  * `run [--report] [--] COMMAND...`: with --report, the host's environment
  * names the report's file, and one line on stderr says where. The native
- * launcher (crates/launcher) hands a start over with `--plan-record=FILE
- * --plan-seen=SEEN`: the plan is recorded for it (lib/run/record.cjs).
+ * launcher (crates/launcher) hands a start over with `--plan-record=FILE`,
+ * and what it saw of the start in the environment (taken out here, so no
+ * host ever gets it): the plan is recorded for it (lib/run/record.cjs).
  */
 function runArguments(argv) {
+  const { PLAN_SEEN } = require('../lib/run/record.cjs');
+  const seen = process.env[PLAN_SEEN];
+  delete process.env[PLAN_SEEN];
   let env = process.env;
-  const record = {};
+  let record;
   let at = 0;
   for (; at < argv.length; at++) {
     const arg = argv[at];
-    if (arg.startsWith('--plan-record=')) record.file = arg.slice('--plan-record='.length);
-    else if (arg.startsWith('--plan-seen=')) record.seen = arg.slice('--plan-seen='.length);
+    if (arg.startsWith('--plan-record=')) record = seen === undefined ? undefined : { file: arg.slice('--plan-record='.length), seen };
     else if (arg === '--report') {
       const report = require('../lib/report/index.cjs');
       const file = report.newReportFile();
@@ -135,7 +138,7 @@ function runArguments(argv) {
       env = report.envWithReport(process.env, file);
     } else break;
   }
-  return { argv: argv.slice(at), env, record: record.file !== undefined && record.seen !== undefined ? record : undefined };
+  return { argv: argv.slice(at), env, record };
 }
 
 const SETUP_OPTIONS = { shell: 'value', rc: 'value', undo: 'flag', 'print-env': 'flag', help: 'flag' };

@@ -40,7 +40,7 @@ function run(argv, { env = process.env, cwd = process.cwd(), exec = typeof proce
   const planned = plan(args[0], args.slice(1), { env, cwd });
   const { command, commandArgs, childEnv, notice, file, compiled } = planned;
   // For the native launcher that handed this start over: the plan, for its next starts.
-  if (record !== undefined) require('./record.cjs').recordPlan(record.file, planned, { seen: record.seen, env, args: args.slice(1) }, say);
+  if (record !== undefined) require('./record.cjs').recordPlan(record.file, planned, { seen: record.seen, env, command: args[0], args: args.slice(1) }, say);
   if (notice !== undefined) say(notice);
   if (exec && cwd === process.cwd() && file !== undefined && startsByExec(file, compiled)) {
     for (const signal of IGNORED_BY_NODE) process.on(signal, () => {});

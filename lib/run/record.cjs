@@ -1,7 +1,7 @@
 'use strict';
 // The record of a plan that the native launcher (crates/launcher) replays:
 // written here when the native launcher hands a start to this one (`run
-// --plan-record=FILE --plan-seen=SEEN`), SEEN being what it saw of the start
+// --plan-record=FILE`, with SEEN in PLAN_SEEN), SEEN being what it saw of the start
 // (the command's file and its identity, the variables a plan reads, this
 // launcher's own files). It replays the record while it sees exactly that
 // again: the plan itself is always made here, by lib/run/plan.cjs and
@@ -18,23 +18,28 @@ const { startsByExec } = require('./plan.cjs');
 
 /** The variables a plan may set: the carriers and the marker. */
 const SET = Object.freeze([...rule.CARRIERS, rule.MARKER]);
+/** The variable the native launcher hands what it saw in (its PLAN_SEEN). */
+const PLAN_SEEN = 'MCP_ORDERED_DISPATCH_PLAN_SEEN';
 
 /**
- * The record of `planned` (plan()'s result for `args` in `env`), for a
- * start the native launcher saw as `seen`; undefined when a replay could
- * not reproduce it.
+ * The record of `planned` (plan()'s result for `command args` in `env`),
+ * for a start the native launcher saw as `seen`; undefined when a replay
+ * could not reproduce it, or `seen` is not what this plan was made from.
  */
-function recordOf(planned, { seen, env, args }) {
+function recordOf(planned, { seen, env, command, args }) {
   let saw;
   try {
     saw = JSON.parse(seen);
   } catch {
     return undefined;
   }
-  if (saw === null || typeof saw !== 'object' || saw.file !== planned.file || planned.file === undefined) return undefined;
+  if (saw === null || typeof saw !== 'object' || saw.file !== planned.file || planned.file === undefined || saw.command !== command) return undefined;
+  // What it saw of the variables is what this plan read: a record is keyed by what made it.
+  if (saw.env === null || typeof saw.env !== 'object' || Object.entries(saw.env).some(([name, value]) => (env[name] ?? null) !== value)) return undefined;
   if (planned.commandArgs.length !== args.length || planned.commandArgs.some((arg, i) => arg !== args[i])) return undefined;
   if ((env.BUN_INSPECT_PRELOAD ?? '') !== '') return undefined;
-  if (process.platform !== 'win32' && !startsByExec(planned.file, planned.compiled)) return undefined;
+  // A batch file runs through cmd.exe as lib/run/index.cjs quotes it, which a replay would not.
+  if (process.platform === 'win32' ? /\.(cmd|bat)$/i.test(planned.file) : !startsByExec(planned.file, planned.compiled)) return undefined;
   const set = {};
   for (const name of Object.keys({ ...env, ...planned.childEnv })) {
     if (planned.childEnv[name] === env[name]) continue;
@@ -68,4 +73,4 @@ function recordPlan(file, planned, options, say = () => {}) {
   }
 }
 
-module.exports = { recordOf, recordPlan };
+module.exports = { recordOf, recordPlan, PLAN_SEEN };

@@ -47,7 +47,7 @@ after(() => {
 
 /** A Node host on PATH that prints its arguments and the fix's variables (`version` makes a rewritten file). */
 function writeHost(name, version) {
-  const text = `#!/usr/bin/env node\n// version ${version}\nconsole.log(JSON.stringify({ argv: process.argv.slice(2), NODE_OPTIONS: process.env.NODE_OPTIONS ?? null, BUN_OPTIONS: process.env.BUN_OPTIONS ?? null, BUN_INSPECT_PRELOAD: process.env.BUN_INSPECT_PRELOAD ?? null, MARKER: process.env.MCP_ORDERED_DISPATCH_RUN ?? null }));\n`;
+  const text = `#!/usr/bin/env node\n// version ${version}\nconsole.log(JSON.stringify({ argv: process.argv.slice(2), NODE_OPTIONS: process.env.NODE_OPTIONS ?? null, BUN_OPTIONS: process.env.BUN_OPTIONS ?? null, BUN_INSPECT_PRELOAD: process.env.BUN_INSPECT_PRELOAD ?? null, MARKER: process.env.MCP_ORDERED_DISPATCH_RUN ?? null, SEEN: process.env.MCP_ORDERED_DISPATCH_PLAN_SEEN ?? null }));\n`;
   fs.writeFileSync(path.join(binDir, name), text, { mode: 0o755 });
 }
 
@@ -108,7 +108,7 @@ test('the first start goes through run and records the plan; the next replay it 
   assert.equal(nodeStarts(), before + 4, 'and once again without it (one record per command: the last plan)');
 });
 
-test('a replayed host has its exit code, its arguments and the signal dispositions a shell gives it', { skip: POSIX || (process.platform !== 'linux' && 'reads /proc') }, async () => {
+test('a replayed host has its exit code, its arguments and the signal dispositions it has started alone', { skip: POSIX || (process.platform !== 'linux' && 'reads /proc') }, async () => {
   const plain = await runCommand(path.join(binDir, 'sh-host'), ['x'], { cwd: dir, env: env() });
   await launch('sh-host', ['x']); // recorded
   const before = nodeStarts();
@@ -120,6 +120,13 @@ test('a replayed host has its exit code, its arguments and the signal dispositio
   assert.equal(sig(replayed.stdout), sig(plain.stdout), 'no signal ignored or blocked that a shell would not');
   assert.match(replayed.stdout, /\/sh-host x$/m);
   assert.match(replayed.stdout, /^SigIgn:\s+0+$/m, 'SIGPIPE (which Rust ignores) is not ignored in the host');
+  // A signal the shell ignores (`nohup`, `trap '' HUP`) stays ignored, as the host started alone has it.
+  const underTrap = (argv) => runCommand('sh', ['-c', 'trap "" HUP; exec "$@"', 'sh', ...argv], { cwd: dir, env: env() });
+  const alone = await underTrap([path.join(binDir, 'sh-host'), 'x']);
+  const trapped = await underTrap([nativeLauncher(), `--node=${countingNode}`, `--cli=${BIN}`, `--records=${cache}`, '--', 'sh-host', 'x']);
+  assert.equal(nodeStarts(), before, 'replayed');
+  assert.doesNotMatch(sig(alone.stdout), /^SigIgn:\s+0+$/m, 'the shell ignores SIGHUP for it');
+  assert.equal(sig(trapped.stdout), sig(alone.stdout), 'the same dispositions as the host started alone');
 });
 
 test('a record it cannot trust is not replayed, and a Node that is gone is replaced by the one on PATH', { skip: POSIX }, async () => {
@@ -144,15 +151,18 @@ test('a record it cannot trust is not replayed, and a Node that is gone is repla
 
 test('what a replay could not reproduce is never recorded', () => {
   const cwd = dir;
-  const at = (command, args, e = env()) => ({ planned: plan(command, args, { env: e, cwd }), env: e, args });
-  const seenOf = (file) => JSON.stringify({ v: 1, file });
+  const at = (command, args, e = env()) => ({ planned: plan(command, args, { env: e, cwd }), env: e, command, args });
+  const seenOf = (file, vars = { NODE_OPTIONS: null }) => JSON.stringify({ v: 1, command: 'host', file, env: vars });
   const { planned, env: e, args } = at('host', ['x']);
-  if (process.platform !== 'win32') assert.ok(recordOf(planned, { seen: seenOf(planned.file), env: e, args }) !== undefined, 'a plain host is recorded');
-  assert.equal(recordOf(planned, { seen: seenOf('/elsewhere/host'), env: e, args }), undefined, 'another file than the one the native launcher saw');
-  assert.equal(recordOf(planned, { seen: 'not json', env: e, args }), undefined);
+  const options = { env: e, command: 'host', args };
+  if (process.platform !== 'win32') assert.ok(recordOf(planned, { ...options, seen: seenOf(planned.file) }) !== undefined, 'a plain host is recorded');
+  assert.equal(recordOf(planned, { ...options, seen: seenOf('/elsewhere/host') }), undefined, 'another file than the one the native launcher saw');
+  assert.equal(recordOf(planned, { ...options, seen: seenOf(planned.file, { NODE_OPTIONS: '--other' }) }), undefined, 'a variable seen otherwise than the plan read it');
+  assert.equal(recordOf(planned, { ...options, command: 'other', seen: seenOf(planned.file) }), undefined, 'another command');
+  assert.equal(recordOf(planned, { ...options, seen: 'not json' }), undefined);
   const withPreload = env({ BUN_INSPECT_PRELOAD: path.join(dir, 'mine.mjs') });
   const chained = at('host', ['x'], withPreload);
-  assert.equal(recordOf(chained.planned, { seen: seenOf(chained.planned.file), env: withPreload, args: ['x'] }), undefined, 'a preload chained to the user\'s');
+  assert.equal(recordOf(chained.planned, { env: withPreload, command: 'host', args: ['x'], seen: seenOf(chained.planned.file, {}) }), undefined, 'a preload chained to the user\'s');
   const moved = { ...planned, commandArgs: ['--preload', 'x', 'x'] };
-  assert.equal(recordOf(moved, { seen: seenOf(planned.file), env: e, args }), undefined, 'arguments inserted (deno)');
+  assert.equal(recordOf(moved, { ...options, seen: seenOf(planned.file) }), undefined, 'arguments inserted (deno)');
 });
