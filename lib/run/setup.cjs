@@ -8,10 +8,10 @@
 // start (the first, the first after the host's update) to `run` itself,
 // which makes the plan and records it. Where this platform has no native
 // launcher the function starts `run` (one Node start more). The function
-// falls back to the plain host when this package is gone. `setup --undo`
-// takes the block out, leaving the file byte for byte as it was before (the
-// block records whether the file ended with a newline, and whether setup
-// created it). A host started outside a shell gets the variables instead
+// falls back to the plain host when this package is gone, and says so in
+// one line. `setup --undo` takes the block out, leaving the file byte for
+// byte as it was before (the block records whether the file ended with a
+// newline, and whether setup created it). A host started outside a shell gets the variables instead
 // (envLines(): computed once, from its executable as it is now).
 
 const fs = require('node:fs');
@@ -65,7 +65,16 @@ function launchWords({ native, node, cli, records }) {
   return [native, `--node=${node}`, `--cli=${cli}`, ...(records === undefined ? [] : [`--records=${records}`]), '--'];
 }
 
-/** One host's function in `shell`'s language: through `launch` (launchWords()) while it and register's file (`guard`) are there, else the plain host. */
+/** The one line a host function says when this package is gone from where setup found it. */
+function goneLine(host) {
+  return `mcp-ordered-dispatch: the package setup found is gone, so ${host} starts without the fix; run \`npx mcp-ordered-dispatch setup ${host}\` again, or \`npx mcp-ordered-dispatch setup --undo\``;
+}
+
+/**
+ * One host's function in `shell`'s language: through `launch`
+ * (launchWords()) while it and register's file (`guard`) are there, else
+ * the plain host, with one line on stderr.
+ */
 function hostFunction(shell, host, launch, guard) {
   const [program, ...rest] = launch;
   if (shell === 'fish') {
@@ -74,6 +83,7 @@ function hostFunction(shell, host, launch, guard) {
       `  if test -x ${sh(program)}; and test -f ${sh(guard)}`,
       `    ${launch.map(sh).join(' ')} ${host} $argv`,
       '  else',
+      `    echo ${sh(goneLine(host))} >&2`,
       `    command ${host} $argv`,
       '  end',
       'end',
@@ -82,8 +92,8 @@ function hostFunction(shell, host, launch, guard) {
   if (shell === 'powershell') {
     return [
       `function ${host} {`,
-      `  if ((Test-Path ${ps(program)}) -and (Test-Path ${ps(guard)})) { & ${ps(program)} ${rest.map(ps).join(' ')} ${ps(host)} @args }`,
-      `  else { & (Get-Command ${host} -CommandType Application | Select-Object -First 1) @args }`,
+      `  if ((Test-Path -LiteralPath ${ps(program)}) -and (Test-Path -LiteralPath ${ps(guard)})) { & ${ps(program)} ${rest.map(ps).join(' ')} ${ps(host)} @args }`,
+      `  else { [Console]::Error.WriteLine(${ps(goneLine(host))}); & (Get-Command ${host} -CommandType Application | Select-Object -First 1) @args }`,
       '}',
     ].join('\n');
   }
@@ -92,6 +102,7 @@ function hostFunction(shell, host, launch, guard) {
     `  if [ -x ${sh(program)} ] && [ -f ${sh(guard)} ]; then`,
     `    ${launch.map(sh).join(' ')} ${host} "$@"`,
     '  else',
+    `    printf '%s\\n' ${sh(goneLine(host))} >&2`,
     `    command ${host} "$@"`,
     '  fi',
     '}',

@@ -112,3 +112,19 @@ test('setup writes a function for zsh, fish and PowerShell too, each guarded by 
     assert.equal(fs.existsSync(file), false, `${shell}: the file setup created is gone`);
   }
 });
+
+test('a function whose package is gone runs the plain host and says so in one line', { skip: POSIX, timeout: 120_000 }, async () => {
+  const setup = (await import('../../lib/run/setup.cjs')).default;
+  const rc = path.join(home, '.bashrc');
+  const launch = setup.launchWords({ native: nativeLauncher(), node: process.execPath, cli: BIN, records: home });
+  setup.setup({ hosts: ['myhost'], shell: 'bash', file: rc, launch, guard: path.join(home, 'moved', 'register.mjs') });
+  try {
+    const r = await inShell('myhost');
+    assert.equal(r.code, 0, show(r));
+    assert.equal(lastJson(r).lost, lastJson(r).progressExpected, `stock: ${show(r)}`);
+    const lines = r.stderr.split('\n').filter((l) => l.startsWith('mcp-ordered-dispatch'));
+    assert.deepEqual(lines, ['mcp-ordered-dispatch: the package setup found is gone, so myhost starts without the fix; run `npx mcp-ordered-dispatch setup myhost` again, or `npx mcp-ordered-dispatch setup --undo`'], show(r));
+  } finally {
+    setup.undo({ shell: 'bash', file: rc });
+  }
+});
