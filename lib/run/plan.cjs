@@ -50,10 +50,16 @@ function registerEntry() {
   return entries;
 }
 
-/** `command` as a shell would find it: a path as given, else the first executable of that name on PATH (with PATHEXT on Windows). */
+/**
+ * `command` as a shell would find it: a path as given, else the first
+ * executable of that name on PATH. On Windows with PATHEXT's extensions, and
+ * the name as it is only when it has an extension of its own (as cmd.exe and
+ * PowerShell do: npm's extensionless `sh` shim beside `NAME.cmd` is not run).
+ */
 function resolveCommand(command, env, cwd) {
   if (command.includes('/') || (WINDOWS && command.includes('\\'))) return path.resolve(cwd, command);
-  const exts = WINDOWS ? ['', ...(env.PATHEXT ?? '.EXE;.CMD;.BAT;.COM').split(';').map((e) => e.toLowerCase())] : [''];
+  const pathext = (env.PATHEXT ?? '.EXE;.CMD;.BAT;.COM').split(';').filter((e) => e !== '').map((e) => e.toLowerCase());
+  const exts = !WINDOWS ? [''] : path.extname(command) === '' ? pathext : ['', ...pathext];
   for (const dir of (env.PATH ?? env.Path ?? '').split(path.delimiter)) {
     if (dir === '') continue;
     for (const ext of exts) {

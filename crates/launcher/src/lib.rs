@@ -113,11 +113,14 @@ pub fn resolve(
     if is_path(command) {
         return Some(normalized(&cwd.join(command)));
     }
+    // On Windows PATHEXT's extensions, and the name as it is only when it has an
+    // extension of its own (as lib/run/plan.cjs's resolveCommand, and cmd.exe).
     let exts: Vec<OsString> = if cfg!(windows) {
         let list = pathext
             .map(|p| p.to_string_lossy().into_owned())
             .unwrap_or_else(|| ".EXE;.CMD;.BAT;.COM".into());
-        std::iter::once(OsString::new())
+        let bare = Path::new(command).extension().is_some().then(OsString::new);
+        bare.into_iter()
             .chain(
                 list.split(';')
                     .filter(|e| !e.is_empty())
