@@ -21,6 +21,8 @@ const BIN = path.join(ROOT, 'bin', 'mcp-ordered-dispatch.cjs');
 const { nativeLauncher } = require('../../lib/native/launcher.cjs');
 const { recordOf } = require('../../lib/run/record.cjs');
 const { plan } = require('../../lib/run/plan.cjs');
+// The hosts here are shell scripts: these run on Linux and macOS (.ci/run, the release's test
+// jobs); on Windows they skip, and the launcher's Windows paths are untested (docs/run.md).
 const POSIX = process.platform === 'win32' && 'the hosts here are shell scripts';
 
 let dir;
@@ -38,8 +40,8 @@ before(() => {
   countingNode = path.join(dir, 'counting-node');
   fs.writeFileSync(countingNode, `#!/bin/sh\necho start >> '${counter}'\nexec '${process.execPath}' "$@"\n`, { mode: 0o755 });
   writeHost('host', 0);
-  // A shell host: what it reports of its own process (Node ignores SIGPIPE itself, a shell does not).
-  fs.writeFileSync(path.join(binDir, 'sh-host'), '#!/bin/sh\ngrep -E "^Sig(Ign|Blk)" /proc/self/status\necho "$0 $*"\nexit 7\n', { mode: 0o755 });
+  // A shell host: its ignored and blocked signal masks, as ps prints them on Linux and macOS (Node ignores SIGPIPE itself, a shell does not).
+  fs.writeFileSync(path.join(binDir, 'sh-host'), '#!/bin/sh\necho "signals $(ps -o ignored=,blocked= -p $$)"\necho "$0 $*"\nexit 7\n', { mode: 0o755 });
 });
 after(() => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
@@ -108,7 +110,7 @@ test('the first start goes through run and records the plan; the next replay it 
   assert.equal(nodeStarts(), before + 4, 'and once again without it (one record per command: the last plan)');
 });
 
-test('a replayed host has its exit code, its arguments and the signal dispositions it has started alone', { skip: POSIX || (process.platform !== 'linux' && 'reads /proc') }, async () => {
+test('a replayed host has its exit code, its arguments and the signal dispositions it has started alone', { skip: POSIX }, async () => {
   const plain = await runCommand(path.join(binDir, 'sh-host'), ['x'], { cwd: dir, env: env() });
   await launch('sh-host', ['x']); // recorded
   const before = nodeStarts();
@@ -116,16 +118,16 @@ test('a replayed host has its exit code, its arguments and the signal dispositio
   assert.equal(nodeStarts(), before, 'replayed');
   assert.equal(replayed.code, 7, show(replayed));
   assert.equal(replayed.stdout, plain.stdout, show(replayed));
-  const sig = (out) => out.split('\n').filter((l) => l.startsWith('Sig')).join('\n');
+  const sig = (out) => out.split('\n').find((l) => l.startsWith('signals ')) ?? assert.fail(`no signal masks: ${out}`);
   assert.equal(sig(replayed.stdout), sig(plain.stdout), 'no signal ignored or blocked that a shell would not');
   assert.match(replayed.stdout, /\/sh-host x$/m);
-  assert.match(replayed.stdout, /^SigIgn:\s+0+$/m, 'SIGPIPE (which Rust ignores) is not ignored in the host');
+  assert.match(sig(replayed.stdout), /^signals 0+ 0+$/, 'SIGPIPE (which Rust ignores) is not ignored in the host, nothing blocked');
   // A signal the shell ignores (`nohup`, `trap '' HUP`) stays ignored, as the host started alone has it.
   const underTrap = (argv) => runCommand('sh', ['-c', 'trap "" HUP; exec "$@"', 'sh', ...argv], { cwd: dir, env: env() });
   const alone = await underTrap([path.join(binDir, 'sh-host'), 'x']);
   const trapped = await underTrap([nativeLauncher(), `--node=${countingNode}`, `--cli=${BIN}`, `--records=${cache}`, '--', 'sh-host', 'x']);
   assert.equal(nodeStarts(), before, 'replayed');
-  assert.doesNotMatch(sig(alone.stdout), /^SigIgn:\s+0+$/m, 'the shell ignores SIGHUP for it');
+  assert.doesNotMatch(sig(alone.stdout), /^signals 0+ /, 'the shell ignores SIGHUP for it');
   assert.equal(sig(trapped.stdout), sig(alone.stdout), 'the same dispositions as the host started alone');
 });
 
@@ -147,6 +149,13 @@ test('a record it cannot trust is not replayed, and a Node that is gone is repla
   const gone = await launch('host', [], { node: path.join(dir, 'no-such-node') });
   assert.equal(gone.code, 0, show(gone));
   assert.ok(JSON.parse(gone.stdout).NODE_OPTIONS.includes('register.cjs'), show(gone));
+});
+
+test("the native launcher's list of the plan's variables is the rule's carriers and marker (else it refuses every record)", () => {
+  const { CARRIERS, MARKER } = require('../../lib/run/rule.cjs');
+  const text = fs.readFileSync(path.join(ROOT, 'crates', 'launcher', 'src', 'lib.rs'), 'utf8');
+  const list = /pub const PLAN_INPUTS: \[&str; \d+\] = \[([^\]]*)\]/.exec(text)?.[1] ?? assert.fail('crates/launcher/src/lib.rs has no PLAN_INPUTS');
+  assert.deepEqual([...list.matchAll(/"([^"]+)"/g)].map((m) => m[1]).sort(), [...CARRIERS, MARKER].sort());
 });
 
 test('what a replay could not reproduce is never recorded', () => {
