@@ -11,8 +11,9 @@
 // falls back to the plain host when this package is gone, and says so in
 // one line. `setup --undo` takes the block out, leaving the file byte for
 // byte as it was before (the block records whether the file ended with a
-// newline, and whether setup created it). A host started outside a shell gets the variables instead
-// (envLines(): computed once, from its executable as it is now).
+// newline, and whether setup created it). A host started outside a shell
+// gets the variables instead (envLines(): computed once, from its
+// executable as it is now).
 
 const fs = require('node:fs');
 const path = require('node:path');
