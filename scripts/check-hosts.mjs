@@ -379,7 +379,7 @@ async function checkClaudeLines(exe, env, cwd) {
 /** The other platforms' Claude Code executables, read and recognised (never run): whether each is a Bun-compiled executable run can reach. */
 function checkForeign() {
   const { compiledKindOf } = require('../lib/discover/compiled.cjs');
-  const { wayIn } = require('../lib/run/rule.cjs');
+  const { wayIn } = require('../lib/rule/ways-in.cjs');
   let ok = true;
   for (const { pkg, version, bin } of FOREIGN) {
     const dir = path.join(CACHE, 'foreign', `${pkg.replace('/', '+')}@${version}`);

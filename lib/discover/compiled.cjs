@@ -132,7 +132,7 @@ function graphOf(fd, record, end, size, tail, tailStart) {
   const execArgv = argv.length === 0 ? '' : readAt(fd, argv.length, base + argv.offset).toString('utf8');
   return {
     execArgv,
-    // What the graph's layout says of the Bun that wrote it (lib/run/rule.cjs's BUN_LAYOUTS reads it).
+    // What the graph's layout says of the Bun that wrote it (lib/rule/ways-in.cjs's BUN_LAYOUTS reads it).
     layout: { offsetsBytes: size, moduleBytes, flags: size >= 32 ? record.readUInt32LE(28) : undefined },
     base,
     byteCount: count,
@@ -256,6 +256,12 @@ function executableAt(fd) {
   return { format, bytes, graph: bunStandaloneOf(fd, bytes, format) };
 }
 
+/** Whether a Bun-compiled executable's built-in arguments end with `--`, after which its Bun reads no BUN_OPTIONS. */
+function blocksBunOptions(execArgv) {
+  const args = execArgv.trim().split(/\s+/);
+  return args[args.length - 1] === '--';
+}
+
 /**
  * What the file at `file` is: undefined when it is not a compiled executable
  * (a script, a missing file); else { format, bytes, kind } with kind
@@ -273,10 +279,7 @@ function compiledKindOf(file, { sea = true } = {}) {
     const opened = executableAt(fd);
     if (opened === undefined) return undefined;
     const { format, bytes, graph: bun } = opened;
-    if (bun !== undefined) {
-      const args = bun.execArgv.trim().split(/\s+/);
-      return { format, bytes, kind: 'bun', execArgv: bun.execArgv, blocksBunOptions: args[args.length - 1] === '--', layout: bun.layout };
-    }
+    if (bun !== undefined) return { format, bytes, kind: 'bun', execArgv: bun.execArgv, blocksBunOptions: blocksBunOptions(bun.execArgv), layout: bun.layout };
     if (sea && isNodeSea(fd, bytes, format)) return { format, bytes, kind: 'node-sea' };
     return { format, bytes, kind: 'native' };
   } catch {
@@ -286,4 +289,4 @@ function compiledKindOf(file, { sea = true } = {}) {
   }
 }
 
-module.exports = { compiledKindOf, executableFormatOf, executableAt, readAt };
+module.exports = { compiledKindOf, blocksBunOptions, executableFormatOf, executableAt, readAt };

@@ -4,15 +4,15 @@
 // classes (lib/discover/bun-graph.cjs), whether the search by shape
 // recognises each, and whether `run` reaches each: register's rule for the
 // module (the entry module and a chunk wrapped otherwise are not reached)
-// and the rule for the way in (lib/run/rule.cjs: which variables its Bun
+// and the rule for the way in (lib/rule/ways-in.cjs: which variables its Bun
 // reads a preload from). Doctor's project scan gives its compiled rows the
 // same facts (sdkModulesRow).
 
 const fs = require('node:fs');
 const path = require('node:path');
 const { readBunGraph } = require('../discover/bun-graph.cjs');
-const { compiledKindOf } = require('../discover/compiled.cjs');
-const { bunWayInWords } = require('../run/rule.cjs');
+const { compiledKindOf, blocksBunOptions } = require('../discover/compiled.cjs');
+const { bunWayInWords } = require('../rule/ways-in.cjs');
 const { resolveCommand } = require('../run/plan.cjs');
 const { FIX } = require('../warnings/warnings.cjs');
 
@@ -32,7 +32,7 @@ function readExecutable(name, { cwd, env }) {
     const what = kind === undefined ? 'not a compiled executable' : 'a compiled executable, but not a Bun-compiled one (doctor reads the embedded modules of Bun-compiled executables)';
     return { name, file, kind: kind ?? 'none', ok: false, message: `${name} (${file}): ${what}` };
   }
-  const compiled = { kind: 'bun', execArgv: graph.execArgv, blocksBunOptions: lastArg(graph.execArgv) === '--', layout: graph.layout };
+  const compiled = { kind: 'bun', execArgv: graph.execArgv, blocksBunOptions: blocksBunOptions(graph.execArgv), layout: graph.layout };
   const wayIn = bunWayInWords(compiled);
   const sdk = graph.sdk.map((m) => {
     const reached = m.reached && wayIn.reached;
@@ -40,11 +40,6 @@ function readExecutable(name, { cwd, env }) {
   });
   const ok = sdk.length > 0 && sdk.every((m) => m.reached) && !graph.truncated;
   return { name, file, kind: 'bun', format: graph.format, bytes: graph.bytes, execArgv: graph.execArgv, layout: graph.layout, modules: graph.modules, entry: graph.entry, bytecodeOnly: graph.bytecodeOnly, truncated: graph.truncated, wayIn, sdk, ok };
-}
-
-function lastArg(execArgv) {
-  const args = execArgv.trim().split(/\s+/);
-  return args[args.length - 1];
 }
 
 /** One SDK module's line. */

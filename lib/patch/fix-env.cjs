@@ -2,7 +2,7 @@
 // The fix goes where MCP goes, and nowhere else. A process `run` started
 // (or any process those inherit from) carries register in NODE_OPTIONS,
 // BUN_OPTIONS or BUN_INSPECT_PRELOAD, with the marker that says which values
-// are ours (lib/run/rule.cjs). Once register has patched an SDK class here,
+// are ours (lib/rule/marker.cjs). Once register has patched an SDK class here,
 // this process is an MCP host or server: it takes ours out of its own
 // environment, so the commands it runs for its user (an agent's shell tool,
 // their builds and tests) get the environment the user had, and a patched
@@ -11,7 +11,7 @@
 // (a wrapper: npx, a Node bin shim, a shell script's node) passes the
 // environment on as it got it, so the fix still reaches the host behind it.
 
-const rule = require('../run/rule.cjs');
+const rule = require('../rule/marker.cjs');
 const stdio = require('../adapters/stdio.cjs');
 
 // undefined: not taken out (yet, or there was no marker); else the marker's vars.

@@ -3,7 +3,7 @@
 // applied, whatever COMMAND is, and pass everything else through untouched
 // (stdio inherited, so the TTY too; the exit code; the signal it died of).
 //
-// What reaches what is lib/run/rule.cjs's table, which lib/run/plan.cjs
+// What reaches what is lib/rule/ways-in.cjs's table, which lib/run/plan.cjs
 // applies to the command's file: every Node and Bun process started gets
 // register through NODE_OPTIONS and BUN_OPTIONS (a Bun-compiled executable
 // that reads no BUN_OPTIONS, through BUN_INSPECT_PRELOAD), `deno run` through

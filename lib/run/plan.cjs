@@ -3,7 +3,7 @@
 // command found as a shell finds it (PATH; an npm shim on Windows read
 // through to its target, lib/run/shims.cjs), looked at without running it
 // (lib/discover/compiled.cjs for executables, the `#!` line for scripts),
-// the rule of lib/run/rule.cjs applied to what was found, and register's
+// the rule of lib/rule/ways-in.cjs applied to what was found, and register's
 // entries resolved through this package's own exports, as absolute paths,
 // so it works from any working directory and from a global install.
 
@@ -13,7 +13,8 @@ const { pathToFileURL } = require('node:url');
 const { compiledKindOf } = require('../discover/compiled.cjs');
 const { PACKAGE_NAME: PACKAGE } = require('../shape/globals.cjs');
 const { FIX } = require('../warnings/warnings.cjs');
-const rule = require('./rule.cjs');
+const marker = require('../rule/marker.cjs');
+const waysIn = require('../rule/ways-in.cjs');
 const { shimTarget } = require('./shims.cjs');
 
 const WINDOWS = process.platform === 'win32';
@@ -187,7 +188,7 @@ function commandOf(command, env, cwd) {
  * What to run for `command args` from `cwd` with `env`: { command,
  * commandArgs, childEnv, file (resolved: nothing resolves it again;
  * undefined when not found), compiled (its kind, when a compiled
- * executable), notice (one line for stderr, or undefined), kind }.
+ * executable), notice (one line for stderr, or undefined) }.
  */
 function plan(command, args, { env = process.env, cwd = process.cwd() } = {}) {
   const found = commandOf(command, env, cwd);
@@ -197,21 +198,21 @@ function plan(command, args, { env = process.env, cwd = process.cwd() } = {}) {
   const interpreter = compiled === undefined && file !== undefined ? shebangOf(file) : undefined;
   const runtime = compiled === undefined || compiled.kind === 'native' ? runtimeOf(interpreter?.[0] ?? found.command) : undefined;
   const register = registerEntry();
-  const way = rule.wayIn({ compiled, runtime, spacedPath: /\s/.test(register.file) });
-  const base = { kind: way.kind, file, compiled, command: found.command, commandArgs: [...found.args, ...args] };
+  const way = waysIn.wayIn({ compiled, runtime, spacedPath: /\s/.test(register.file) });
+  const base = { file, compiled, command: found.command, commandArgs: [...found.args, ...args] };
   if (way.bailOut === 'NODE_SEA') {
     return { ...base, childEnv: env, notice: `${command} is a Node single executable application: nothing reaches the SDK inside it at run time, so it runs unchanged; ${FIX.BUILD_IT_IN}.` };
   }
   if (way.bailOut === 'NO_WAY_IN') {
     // One line, and the host as it is: no carrier set, for it or for what it starts.
-    return { ...base, childEnv: env, notice: `${file} is a Bun-compiled executable ${rule.bunWayInWords(compiled).words}, so nothing reaches the SDK inside it at run time and it runs unchanged; ${FIX.BUILD_IT_IN}, or ask its developers to build it with ${rule.BUN_NEWER}.` };
+    return { ...base, childEnv: env, notice: `${file} is a Bun-compiled executable ${waysIn.bunWayInWords(compiled).words}, so nothing reaches the SDK inside it at run time and it runs unchanged; ${FIX.BUILD_IT_IN}, or ask its developers to build it with ${waysIn.BUN_NEWER}.` };
   }
-  const values = rule.carrierValues({ cjs: register.cjs, mjs: register.file });
+  const values = marker.carrierValues({ cjs: register.cjs, mjs: register.file });
   const theirs = env.BUN_INSPECT_PRELOAD;
-  const chained = way.carriers.includes('BUN_INSPECT_PRELOAD') && theirs !== undefined && theirs !== '' && !rule.holdsRegister(theirs, { cjs: register.cjs, mjs: register.file })
+  const chained = way.carriers.includes('BUN_INSPECT_PRELOAD') && theirs !== undefined && theirs !== '' && !marker.holdsRegister(theirs, { cjs: register.cjs, mjs: register.file })
     ? chainedPreload(path.resolve(cwd, theirs), register.file)
     : undefined;
-  const childEnv = rule.envWithFix(env, way.carriers, values, { entries: { cjs: register.cjs, mjs: register.file }, inspectPreload: chained });
+  const childEnv = marker.envWithFix(env, way.carriers, values, { entries: { cjs: register.cjs, mjs: register.file }, inspectPreload: chained });
   if (way.denoPreload) {
     // `deno ...`, or `#!/usr/bin/env -S deno run ...` run as the kernel would, with ours inserted.
     const denoArgv = interpreter === undefined ? base.commandArgs : [...interpreter.slice(1), file, ...args];

@@ -5,7 +5,7 @@
 // (the command's file and its identity, the variables a plan reads, this
 // launcher's own files). It replays the record while it sees exactly that
 // again: the plan itself is always made here, by lib/run/plan.cjs and
-// lib/run/rule.cjs.
+// lib/rule/marker.cjs.
 //
 // Recorded only what a replay reproduces exactly: a file that starts by
 // exec, the user's arguments unchanged, and a fix carried by variables the
@@ -13,7 +13,7 @@
 // to the user's own).
 
 const path = require('node:path');
-const rule = require('./rule.cjs');
+const rule = require('../rule/marker.cjs');
 const { startsByExec } = require('./plan.cjs');
 
 /** The variables a plan may set: the carriers and the marker. */

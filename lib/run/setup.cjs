@@ -18,7 +18,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const os = require('node:os');
-const rule = require('./rule.cjs');
+const rule = require('../rule/marker.cjs');
 
 const BEGIN = '# >>> mcp-ordered-dispatch setup >>>';
 const END = '# <<< mcp-ordered-dispatch setup <<<';
@@ -49,10 +49,9 @@ const ps = (text) => `'${text.replace(/'/g, "''")}'`;
 
 /** The variables that start `planned` (a host's plan) with the fix: { vars: [[name, value]] (ours alone), marker }. */
 function carriersFor(planned) {
-  const ours = rule.markerOf(planned.childEnv) ?? {};
-  const vars = rule.CARRIERS.filter((name) => ours[name] !== undefined).map((name) => [name, ours[name].ours]);
-  const marker = JSON.stringify({ v: 1, vars: Object.fromEntries(vars.map(([name, value]) => [name, { user: null, ours: value }])) });
-  return { vars, marker };
+  const alone = rule.envWithMarked({}, rule.markerOf(planned.childEnv) ?? {});
+  const vars = rule.CARRIERS.filter((name) => alone[name] !== undefined).map((name) => [name, alone[name]]);
+  return { vars, marker: alone[rule.MARKER] };
 }
 
 /**

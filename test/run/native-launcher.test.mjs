@@ -152,7 +152,7 @@ test('a record it cannot trust is not replayed, and a Node that is gone is repla
 });
 
 test("the native launcher's list of the plan's variables is the rule's carriers and marker (else it refuses every record)", () => {
-  const { CARRIERS, MARKER } = require('../../lib/run/rule.cjs');
+  const { CARRIERS, MARKER } = require('../../lib/rule/marker.cjs');
   const text = fs.readFileSync(path.join(ROOT, 'crates', 'launcher', 'src', 'lib.rs'), 'utf8');
   const list = /pub const PLAN_INPUTS: \[&str; \d+\] = \[([^\]]*)\]/.exec(text)?.[1] ?? assert.fail('crates/launcher/src/lib.rs has no PLAN_INPUTS');
   assert.deepEqual([...list.matchAll(/"([^"]+)"/g)].map((m) => m[1]).sort(), [...CARRIERS, MARKER].sort());

@@ -1,4 +1,4 @@
-// Which ways in a Bun-compiled executable's Bun honours (lib/run/rule.cjs's
+// Which ways in a Bun-compiled executable's Bun honours (lib/rule/ways-in.cjs's
 // BUN_LAYOUTS, read from the executable's bytes by lib/discover/compiled.cjs):
 // executables built here by the pinned Bun and by Bun 1.3.0, with no
 // built-in arguments, some, and some ending with `--`, are started with a
@@ -20,7 +20,8 @@ import { installedBun } from '../../scripts/node-lines.mjs';
 
 const require = createRequire(import.meta.url);
 const { compiledKindOf } = require('../../lib/discover/compiled.cjs');
-const { bunHonours, wayIn, CARRIERS, MARKER } = require('../../lib/run/rule.cjs');
+const { bunHonours, wayIn } = require('../../lib/rule/ways-in.cjs');
+const { CARRIERS, MARKER } = require('../../lib/rule/marker.cjs');
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'mcp-ordered-dispatch.cjs');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-ways-in-'));

@@ -11,7 +11,7 @@ use std::fs::Metadata;
 use std::path::{Path, PathBuf};
 
 /// The variables a plan reads besides PATH (which decides the file, itself
-/// part of what is seen): the carriers and the marker of `lib/run/rule.cjs`.
+/// part of what is seen): the carriers and the marker of `lib/rule/marker.cjs`.
 pub const PLAN_INPUTS: [&str; 4] = [
     "NODE_OPTIONS",
     "BUN_OPTIONS",
