@@ -32,6 +32,12 @@ export const OLD_LINES = ['16.20.2', '18.20.8', '20.10.0'];
  * (ignore it), 1.2.23 and 1.3.0 (misread `--preload <path>` there).
  */
 export const OLD_BUNS = ['1.1.38', '1.2.23', '1.3.0'];
+/**
+ * Bun lines hosts ship in their executables, besides the pinned one: 1.3.14
+ * (opencode, Kilo), which runs no main-thread `exit` listener once a Worker
+ * has been terminated and process.exit() called.
+ */
+export const HOST_BUNS = ['1.3.14'];
 
 export function selectedLines(env = process.env) {
   const v = env.MCP_ORDERED_DISPATCH_NODE_LINES;
@@ -111,6 +117,6 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
   } else {
     // The lines the suites run on, and the older lines the tests start servers and commands on.
     for (const version of new Set([...selectedLines(), ...OLD_LINES])) console.log(`node ${version}\t${ensureNode(version)}`);
-    for (const version of OLD_BUNS) console.log(`bun ${version}\t${ensureBun(version)}`);
+    for (const version of [...OLD_BUNS, ...HOST_BUNS]) console.log(`bun ${version}\t${ensureBun(version)}`);
   }
 }

@@ -83,34 +83,48 @@ function sdkFactsOf(module, text) {
  * bytecode and no source to read), truncated }.
  */
 function readBunGraph(file) {
+  return withGraph(file, (fd, { format, bytes, graph }, modules) => {
+    const sdk = [];
+    const bytecodeOnly = [];
+    const truncated = eachSource(fd, modules, (module, contents) => {
+      if (contents === undefined) {
+        if (module.bytecodeBytes > 0) bytecodeOnly.push(module.name);
+        return;
+      }
+      if (!mayDefineSdkClass(contents)) return;
+      const facts = sdkFactsOf(module, contents.toString('utf8'));
+      if (facts.classes.length === 0) return;
+      sdk.push({ name: module.name, entry: module.entry, bytes: module.contents.length, bytecode: module.bytecodeBytes > 0, ...facts });
+    });
+    const entry = modules[graph.entryPointId]?.name;
+    return { format, bytes, execArgv: graph.execArgv, layout: graph.layout, modules: modules.length, entry, sdk, bytecodeOnly, truncated };
+  });
+}
+
+/**
+ * Whether the Bun-compiled executable at `file` embeds a module that holds
+ * an SDK class (a Protocol or a stdio transport, by shape): undefined when
+ * it is not one. Stops at the first such module.
+ */
+function holdsSdkClasses(file) {
+  return withGraph(file, (fd, opened, modules) => {
+    let found = false;
+    eachSource(fd, modules, (module, contents) => {
+      if (found || contents === undefined || !mayDefineSdkClass(contents)) return;
+      found = (require('../shape/sdk-classes.cjs').sdkClassesIn(contents.toString('utf8')) ?? []).length > 0;
+    });
+    return found;
+  });
+}
+
+/** `read(fd, executableAt()'s result, modules)` on the graph of the Bun-compiled executable at `file`; undefined when it is not one, or unreadable. */
+function withGraph(file, read) {
   let fd;
   try {
     fd = fs.openSync(file, 'r');
-    const { format, bytes, graph } = executableAt(fd) ?? {};
-    if (graph === undefined) return undefined;
-    const modules = modulesOf(fd, graph);
-    const sdk = [];
-    const bytecodeOnly = [];
-    let budget = MAX_TOTAL_BYTES;
-    let truncated = false;
-    for (const module of modules) {
-      if (module.contents.length === 0) {
-        if (module.bytecodeBytes > 0) bytecodeOnly.push(module.name);
-        continue;
-      }
-      if (module.contents.length > Math.min(MAX_MODULE_BYTES, budget)) {
-        truncated = true;
-        continue;
-      }
-      const contents = readAt(fd, module.contents.length, module.contents.offset);
-      budget -= contents.length;
-      if (!mayDefineSdkClass(contents)) continue;
-      const facts = sdkFactsOf(module, contents.toString('utf8'));
-      if (facts.classes.length === 0) continue;
-      sdk.push({ name: module.name, entry: module.entry, bytes: module.contents.length, bytecode: module.bytecodeBytes > 0, ...facts });
-    }
-    const entry = modules[graph.entryPointId]?.name;
-    return { format, bytes, execArgv: graph.execArgv, layout: graph.layout, modules: modules.length, entry, sdk, bytecodeOnly, truncated };
+    const opened = executableAt(fd);
+    if (opened?.graph === undefined) return undefined;
+    return read(fd, opened, modulesOf(fd, opened.graph));
   } catch {
     return undefined;
   } finally {
@@ -118,4 +132,24 @@ function readBunGraph(file) {
   }
 }
 
-module.exports = { readBunGraph };
+/** `visit(module, contents)` for each module, contents undefined where it has none; within the bounds. Returns whether a module was passed over for them. */
+function eachSource(fd, modules, visit) {
+  let budget = MAX_TOTAL_BYTES;
+  let truncated = false;
+  for (const module of modules) {
+    if (module.contents.length === 0) {
+      visit(module, undefined);
+      continue;
+    }
+    if (module.contents.length > Math.min(MAX_MODULE_BYTES, budget)) {
+      truncated = true;
+      continue;
+    }
+    const contents = readAt(fd, module.contents.length, module.contents.offset);
+    budget -= contents.length;
+    visit(module, contents);
+  }
+  return truncated;
+}
+
+module.exports = { readBunGraph, holdsSdkClasses };

@@ -5,9 +5,10 @@
 // are ours (lib/rule/marker.cjs). Once register has patched an SDK class here,
 // this process is an MCP host or server: it takes ours out of its own
 // environment, so the commands it runs for its user (an agent's shell tool,
-// their builds and tests) get the environment the user had, and a patched
-// stdio client transport puts them back for the one process that should
-// have them, the MCP server it spawns. A process that never loads the SDK
+// their builds and tests) get the environment the user had; a patched
+// stdio client transport puts them back for the MCP server it spawns, and
+// the per-child rule (./children.cjs) for the other children that do MCP
+// work. A process that never loads the SDK
 // (a wrapper: npx, a Node bin shim, a shell script's node) passes the
 // environment on as it got it, so the fix still reaches the host behind it.
 
@@ -28,6 +29,7 @@ function takeOutOnce() {
   } catch {
     taken = undefined; // an environment that refuses changes: left as it is
   }
+  require('./children.cjs').armChildren(taken);
 }
 
 /**
@@ -49,7 +51,7 @@ function withFixForServer(transport, start) {
   const given = params.env !== null && typeof params.env === 'object' ? params.env : stdio.defaultEnvironment(process.env);
   transport[stdio.SERVER_PARAMS] = { ...params, env: rule.envWithMarked(given, taken) };
   try {
-    return start();
+    return require('./children.cjs').asServer(start);
   } finally {
     transport[stdio.SERVER_PARAMS] = params;
   }

@@ -1,0 +1,260 @@
+'use strict';
+// The per-child rule (lib/rule/children.cjs) applied where this process
+// starts children and threads: armed once, by fix-env.cjs, when this thread
+// has patched its first SDK class and taken the fix's variables out. Nothing
+// is read until a child starts; what a child's file is, is kept by path and
+// identity. A start this does not see (a spawn function captured before it
+// was armed) gets the environment it was given: the user's own, never ours.
+//
+// Node: ChildProcess.prototype.spawn (spawn, exec, execFile, fork), the
+// sync forms, process.execve(), and worker_threads' Worker. Bun: Bun.spawn
+// and Bun.spawnSync (node:child_process goes through them), its global
+// Worker and worker_threads' Worker, each given register as a preload (Bun
+// runs no BUN_OPTIONS preload in a Worker).
+
+const fs = require('node:fs');
+const path = require('node:path');
+const marker = require('../rule/marker.cjs');
+const { childFix } = require('../rule/children.cjs');
+
+const REGISTER_MJS = path.join(__dirname, '..', '..', 'entries', 'register.mjs');
+const BUN = typeof globalThis.Bun === 'object' && globalThis.Bun !== null;
+
+// The marker's vars this thread took out.
+let vars;
+let self;
+// > 0 while a patched stdio transport starts its server, with the fix it gave it.
+let serving = 0;
+/** file -> { identity, compiled, holdsSdk } */
+const files = new Map();
+
+function identityOf(stat) {
+  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+}
+
+/** What is known of `file`, kept while its identity holds. */
+function known(file) {
+  const identity = identityOf(fs.statSync(file));
+  let entry = files.get(file);
+  if (entry === undefined || entry.identity !== identity) {
+    entry = { identity, compiled: undefined, holdsSdk: undefined };
+    files.set(file, entry);
+  }
+  return entry;
+}
+
+const facts = {
+  compiled(file) {
+    const entry = known(file);
+    if (entry.compiled === undefined) entry.compiled = require('../discover/compiled.cjs').compiledKindOf(file) ?? null;
+    return entry.compiled ?? undefined;
+  },
+  holdsSdk(file) {
+    const entry = known(file);
+    if (entry.holdsSdk === undefined) entry.holdsSdk = require('../discover/bun-graph.cjs').holdsSdkClasses(file) === true;
+    return entry.holdsSdk;
+  },
+};
+
+function realOr(file) {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return file;
+  }
+}
+
+function isSea() {
+  try {
+    return require('node:sea').isSea() === true;
+  } catch {
+    return false;
+  }
+}
+
+/** This process: its executable, and its main script's paths (none in a compiled executable). */
+function selfOf() {
+  if (self !== undefined) return self;
+  const scripts = new Set();
+  const main = process.argv[1];
+  const compiled = typeof main !== 'string' || /^(\/\$bunfs\/|[A-Z]:[\\/]~BUN[\\/])/.test(main) || isSea();
+  if (!compiled) {
+    const resolved = path.resolve(main);
+    scripts.add(resolved);
+    scripts.add(realOr(resolved));
+  }
+  self = { file: realOr(process.execPath), scripts };
+  return self;
+}
+
+/** The executable `command` names from `cwd` with `env`'s PATH, as a real path; undefined when not found. */
+function fileOf(command, env, cwd) {
+  if (typeof command !== 'string' || command === '') return undefined;
+  if (command.includes('/') || (process.platform === 'win32' && command.includes('\\'))) {
+    const file = path.resolve(cwd, command);
+    return fs.existsSync(file) ? realOr(file) : undefined;
+  }
+  if (process.platform === 'win32') return undefined; // PATHEXT and the rest: left as given
+  for (const dir of String(env?.PATH ?? '').split(path.delimiter)) {
+    if (dir === '') continue;
+    const file = path.join(dir, command);
+    try {
+      fs.accessSync(file, fs.constants.X_OK);
+      if (fs.statSync(file).isFile()) return realOr(file);
+    } catch {
+      // Not here.
+    }
+  }
+  return undefined;
+}
+
+/** The carriers' marker entries for `carriers` (undefined: those this thread took out). */
+function marksFor(carriers) {
+  if (carriers === undefined) return vars;
+  const out = {};
+  const preload = vars.BUN_INSPECT_PRELOAD?.ours ?? REGISTER_MJS;
+  for (const name of carriers) {
+    if (vars[name] !== undefined) out[name] = vars[name];
+    else if (name === 'BUN_INSPECT_PRELOAD') out[name] = { ours: preload };
+    else if (name === 'BUN_OPTIONS') out[name] = { ours: `--preload=${REGISTER_MJS}` };
+  }
+  return out;
+}
+
+/**
+ * The environment a child started as `command args` gets: a new object, or
+ * undefined to leave `env` as given. Any failure leaves it as given.
+ */
+function envFor(command, args, env, cwd) {
+  if (serving > 0) return undefined;
+  try {
+    const decision = childFix({ file: fileOf(command, env, cwd ?? process.cwd()), args, cwd: cwd ?? process.cwd() }, selfOf(), true, facts);
+    if (decision.fix === 'put-back') {
+      debug('%s (%s): the fix put back for it', command, decision.reason);
+      return marker.envWithMarked(env, marksFor(decision.carriers));
+    }
+    // An environment copied before ours was taken out (Bun 1.3's Worker gives its children one): the user's own.
+    if (env[marker.MARKER] === undefined) return undefined;
+    const own = { ...env };
+    marker.takeFixOut(own);
+    return own;
+  } catch {
+    return undefined;
+  }
+}
+
+function debug(...args) {
+  const log = require('node:util').debuglog('mcp-ordered-dispatch');
+  if (log.enabled) log(...args);
+}
+
+/** An env object of spawn's `envPairs` (K=V strings). */
+function envOfPairs(pairs) {
+  const env = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf('=', 1);
+    if (at > 0) env[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return env;
+}
+
+function wrapNodeChildProcess() {
+  const cp = require('node:child_process');
+  const spawn = cp.ChildProcess.prototype.spawn;
+  cp.ChildProcess.prototype.spawn = function spawnWithRule(options) {
+    if (options !== null && typeof options === 'object' && Array.isArray(options.envPairs) && !options.shell) {
+      const env = envFor(options.file, (options.args ?? []).slice(1), envOfPairs(options.envPairs), options.cwd);
+      if (env !== undefined) options.envPairs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+    }
+    return spawn.call(this, options);
+  };
+  // spawnSync(file, [args], [options]) and execFileSync(file, [args], [options]).
+  for (const name of ['spawnSync', 'execFileSync']) {
+    const original = cp[name];
+    cp[name] = function (file, args, options) {
+      const list = Array.isArray(args) ? args : [];
+      const opts = Array.isArray(args) ? options : args;
+      if (opts?.shell) return original.apply(this, arguments);
+      const env = envFor(file, list, opts?.env ?? process.env, opts?.cwd);
+      if (env === undefined) return original.apply(this, arguments);
+      return original.call(this, file, list, { ...opts, env });
+    };
+  }
+  if (typeof process.execve === 'function') {
+    const execve = process.execve;
+    process.execve = function (file, args, env) {
+      const given = env ?? process.env;
+      const fixed = envFor(file, Array.isArray(args) ? args.slice(1) : [], given, undefined);
+      return execve.call(this, file, args, fixed ?? env);
+    };
+  }
+  require('node:module').syncBuiltinESMExports();
+}
+
+function wrapBunSpawn() {
+  const Bun = globalThis.Bun;
+  for (const name of ['spawn', 'spawnSync']) {
+    const original = Bun[name];
+    if (typeof original !== 'function') continue;
+    Bun[name] = function (first, second) {
+      const options = Array.isArray(first) ? second : first;
+      const cmd = Array.isArray(first) ? first : first?.cmd;
+      if (!Array.isArray(cmd)) return original.apply(this, arguments);
+      // No env given: this thread's process.env, as documented (a Bun 1.3 Worker would give the one it was made with).
+      const env = envFor(cmd[0], cmd.slice(1), options?.env ?? process.env, options?.cwd) ?? (options?.env === undefined ? { ...process.env } : undefined);
+      if (env === undefined) return original.apply(this, arguments);
+      return Array.isArray(first) ? original.call(this, first, { ...second, env }) : original.call(this, { ...first, env });
+    };
+  }
+}
+
+/** `Worker` with each new Worker given the fix: register (a preload, under Bun) and the variables its transports give their servers. */
+function workerWithFix(Worker, { share } = {}) {
+  return class extends Worker {
+    constructor(where, options) {
+      let given = options;
+      try {
+        if (options?.env !== share || share === undefined) {
+          given = { ...options, env: marker.envWithMarked(options?.env ?? process.env, vars) };
+          if (BUN) given.preload = [...[options?.preload ?? []].flat(), REGISTER_MJS];
+        }
+      } catch {
+        given = options;
+      }
+      super(where, given);
+    }
+  };
+}
+
+function wrapWorkers() {
+  const threads = require('node:worker_threads');
+  const Fixed = workerWithFix(threads.Worker, { share: threads.SHARE_ENV });
+  threads.Worker = Fixed;
+  if (BUN && typeof globalThis.Worker === 'function' && globalThis.Worker !== Fixed) globalThis.Worker = workerWithFix(globalThis.Worker);
+  if (!BUN) require('node:module').syncBuiltinESMExports();
+}
+
+/** `start()` (a patched stdio transport's, which gave its server the fix), its children as given. */
+function asServer(start) {
+  serving++;
+  try {
+    return start();
+  } finally {
+    serving--;
+  }
+}
+
+/** Arm the rule for this thread, once: `taken` is the marker's vars fix-env.cjs took out. */
+function armChildren(taken) {
+  if (vars !== undefined || taken === undefined) return;
+  vars = taken;
+  for (const arm of [BUN ? wrapBunSpawn : wrapNodeChildProcess, wrapWorkers]) {
+    try {
+      arm();
+    } catch (error) {
+      debug('the per-child rule is not armed here (%s): children get the environment they are given', error?.message ?? error);
+    }
+  }
+}
+
+module.exports = { armChildren, asServer };

@@ -1,0 +1,136 @@
+// The fix follows the MCP work, not the first process or thread (the
+// per-child rule, lib/rule/children.cjs): under `run`, a host whose first
+// process loads the SDK (so register takes the fix's variables out there)
+// and then does its MCP work elsewhere loses no progress, and the commands
+// it runs for its user still see none of `run`'s variables:
+//   - a Node host that starts itself again by fork(), by spawn() of its own
+//     script and by process.execve() (Node 24), and one whose client runs in
+//     a Worker given `env: { ...process.env }` (test/run/fixtures/relaunch-host.mjs);
+//   - a Bun-compiled host whose client runs in a Worker (Bun's and
+//     node:worker_threads'), built with Bun 1.3.14 and the pinned Bun: its
+//     server gets `run`'s variables too (test/run/fixtures/worker-host/);
+//   - a Node app that loads the SDK and starts a Bun-compiled host with a
+//     copy of its environment, as an Agent SDK app starts Claude Code.
+// Stock, each loses every notification (all arrive in the response's read).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { runCommand, show } from '../support/spawn-node.mjs';
+import { RUNTIMES } from '../support/runtimes.mjs';
+import { resolvingHome } from '../support/bundles.mjs';
+import { installedNode, installedBun, HOST_BUNS } from '../../scripts/node-lines.mjs';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = path.join(ROOT, 'bin', 'mcp-ordered-dispatch.cjs');
+const FIXTURES = path.join(ROOT, 'test', 'run', 'fixtures');
+const RAW_SERVER = path.join(ROOT, 'test', 'fixtures', 'raw-server.mjs');
+const PROGRESS = 3;
+const LINUX = process.platform === 'linux';
+const NOT_LINUX = !LINUX && 'the registry\'s Node and Bun packages are installed on Linux only';
+const CARRIERS_LINE = 'NODE_OPTIONS=%s|BUN_OPTIONS=%s|BUN_INSPECT_PRELOAD=%s|MARKER=%s\\n';
+const CARRIERS_ARGS = '"$NODE_OPTIONS" "$BUN_OPTIONS" "$BUN_INSPECT_PRELOAD" "$MCP_ORDERED_DISPATCH_RUN"';
+const NONE = 'NODE_OPTIONS=|BUN_OPTIONS=|BUN_INSPECT_PRELOAD=|MARKER=\n';
+
+let dir;
+before(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-children-'));
+});
+after(() => {
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** host.mjs's configuration: one raw coalescing server, started through a shell that writes what it got of the carriers to `serverEnv`; a shell command that prints them. */
+function hostConfig(serverEnv) {
+  const server = `printf '${CARRIERS_LINE}' ${CARRIERS_ARGS} >> '${serverEnv}'; exec '${process.execPath}' '${RAW_SERVER}' --mode=all-in-one --progress=${PROGRESS}`;
+  return JSON.stringify({ servers: [{ name: 'raw', command: '/bin/sh', args: ['-c', server] }], progress: PROGRESS, shell: `printf '${CARRIERS_LINE}' ${CARRIERS_ARGS}` });
+}
+
+/** The user's environment: none of the test runner's or the fix's settings. */
+function userEnv(extra = {}) {
+  const env = { ...process.env, ...extra };
+  for (const name of ['NODE_TEST_CONTEXT', 'NODE_OPTIONS', 'BUN_OPTIONS', 'BUN_INSPECT_PRELOAD', 'MCP_ORDERED_DISPATCH_RUN', 'BUN_BE_BUN']) delete env[name];
+  return env;
+}
+
+/** Run `argv` (stock) or `run -- argv`: host.mjs's result line, and what its server got. */
+async function start(argv, { underRun, env = {}, cwd = ROOT }) {
+  const serverEnv = path.join(dir, `server-env-${Math.random().toString(36).slice(2)}`);
+  const config = hostConfig(serverEnv);
+  const command = underRun ? [process.execPath, BIN, 'run', '--', ...argv] : argv;
+  const r = await runCommand(command[0], [...command.slice(1), ...(env.HOST_CONFIG === null ? [] : [config])].filter((a) => a !== null), { cwd, env: userEnv({ ...env, HOST_CONFIG: config }), timeout: 90_000 });
+  assert.equal(r.code, 0, show(r));
+  const line = r.stdout.trim().split('\n').pop();
+  const result = JSON.parse(line);
+  return { ...result, server: fs.existsSync(serverEnv) ? fs.readFileSync(serverEnv, 'utf8') : '', stderr: r.stderr };
+}
+
+function assertStockLoses(result) {
+  assert.deepEqual(result.servers.map((s) => [s.answered, s.received]), [[true, 0]], JSON.stringify(result));
+  assert.equal(result.onerrors.length, PROGRESS, JSON.stringify(result));
+}
+
+function assertFixed(result, what) {
+  assert.deepEqual(result.servers.map((s) => [s.answered, s.received]), [[true, PROGRESS]], `${what}: ${JSON.stringify(result)}`);
+  assert.deepEqual(result.onerrors, [], what);
+  assert.match(result.server, /NODE_OPTIONS=[^|]*entries[\\/]register\.cjs/, `${what}: its server got the fix: ${result.server}`);
+  assert.equal(result.shell.stdout, NONE, `${what}: the command it runs for its user sees none of run's variables`);
+}
+
+const RELAUNCH_HOST = path.join(FIXTURES, 'relaunch-host.mjs');
+
+test('a Node host that starts itself again (fork, spawn, process.execve on Node 24) or works in a Worker given an env: 0 lost under run, its commands see none of run\'s variables', { skip: NOT_LINUX, timeout: 300_000 }, async () => {
+  const node24 = installedNode('24.22.3');
+  assert.ok(node24, 'Node 24 is installed (node scripts/node-lines.mjs)');
+  assertStockLoses(await start([process.execPath, RELAUNCH_HOST, 'spawn'], { underRun: false }));
+  const cases = [
+    ['fork', process.execPath],
+    ['spawn', process.execPath],
+    ['execve', node24],
+    ['worker', process.execPath],
+  ];
+  const results = await Promise.all(cases.map(([mode, node]) => start([node, RELAUNCH_HOST, mode], { underRun: true })));
+  cases.forEach(([mode], i) => assertFixed(results[i], mode));
+});
+
+/** The worker host built with `bun` into `dir`: the executable's path. */
+function buildWorkerHost(bun, name) {
+  const home = resolvingHome(dir, `src-${name}`);
+  for (const file of ['main.mjs', 'sdk-part.mjs']) fs.copyFileSync(path.join(FIXTURES, 'worker-host', file), path.join(home, file));
+  fs.copyFileSync(path.join(FIXTURES, 'host.mjs'), path.join(home, 'host.mjs'));
+  const file = path.join(dir, name, 'host');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  execFileSync(bun, ['build', '--compile', 'main.mjs', 'host.mjs', '--splitting', `--outfile=${file}`], { cwd: home, stdio: 'pipe', timeout: 120_000 });
+  return file;
+}
+
+test('a Bun-compiled host whose client runs in a Worker (Bun\'s, node:worker_threads\'), Bun 1.3.14 and the pinned Bun: 0 lost under run, its server gets the fix, its commands none', { skip: NOT_LINUX, timeout: 300_000 }, async () => {
+  assert.ok(RUNTIMES.bun, 'the pinned Bun is installed (devDependency bun)');
+  const buns = [...HOST_BUNS.map((v) => [v, installedBun(v)]), [RUNTIMES.bun.version ?? 'pinned', RUNTIMES.bun.command]];
+  for (const [version, bun] of buns) assert.ok(bun, `Bun ${version} is installed (node scripts/node-lines.mjs)`);
+  const exes = buns.map(([version, bun]) => [version, buildWorkerHost(bun, `worker-host-${version}`)]);
+  assertStockLoses(await start([exes[0][1]], { underRun: false, env: { HOST_CONFIG: null }, cwd: path.dirname(exes[0][1]) }));
+  const cases = exes.flatMap(([version, file]) => ['web', 'threads'].map((kind) => [`Bun ${version}, ${kind} Worker`, file, kind]));
+  const results = await Promise.all(cases.map(([, file, kind]) => start([file], { underRun: true, env: { HOST_CONFIG: null, WORKER_KIND: kind }, cwd: path.dirname(file) })));
+  cases.forEach(([what], i) => assertFixed(results[i], what));
+});
+
+test('a Node app that loads the SDK and starts a Bun-compiled host with a copy of its environment (an Agent SDK app): the host is reached under run, 0 lost', { skip: NOT_LINUX, timeout: 300_000 }, async () => {
+  assert.ok(RUNTIMES.bun, 'the pinned Bun is installed (devDependency bun)');
+  const { buildCompiled, KINDS, compiledEnv } = await import('../support/compiled.mjs');
+  const [exe] = buildCompiled(path.join(dir, 'compiled'), { apps: ['sdk1'], kinds: KINDS.filter((k) => k.kind === 'esm') });
+  const app = path.join(FIXTURES, 'spawns-compiled.mjs');
+  const go = async (argv) => {
+    const r = await runCommand(process.execPath, argv, { cwd: path.dirname(exe.file), env: compiledEnv(), timeout: 120_000 });
+    assert.equal(r.code, 0, show(r));
+    return JSON.parse(r.stdout.trim().split('\n').pop());
+  };
+  const stock = await go([app, exe.file]);
+  assert.ok(stock.expected > 0 && stock.lost === stock.expected, JSON.stringify(stock));
+  const fixed = await go([BIN, 'run', '--', process.execPath, app, exe.file]);
+  assert.equal(fixed.lost, 0, JSON.stringify(fixed));
+  assert.equal(fixed.patched, true, JSON.stringify(fixed));
+});
