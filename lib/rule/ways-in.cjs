@@ -94,11 +94,10 @@ const ARGV_WORDS = { none: 'it has no built-in arguments', args: 'it has built-i
  * why not in `run`'s one line): { reached, words }.
  */
 function bunWayInWords(compiled) {
-  const { lines, argvEnd } = bunHonours(compiled);
-  const way = wayIn({ compiled });
+  const { lines, argvEnd, honours } = bunHonours(compiled);
   const why = `built with ${lines} (by its module graph's layout) and ${ARGV_WORDS[argvEnd]}`;
-  if (way.bailOut === 'NO_WAY_IN') return { reached: false, words: `${why}: ${BAIL_OUTS.NO_WAY_IN}` };
-  const through = way.carriers.includes('BUN_OPTIONS') ? 'BUN_OPTIONS' : 'BUN_INSPECT_PRELOAD';
+  if (wayIn({ compiled }).bailOut === 'NO_WAY_IN') return { reached: false, words: `${why}: ${BAIL_OUTS.NO_WAY_IN}` };
+  const through = honours.includes('BUN_OPTIONS') ? 'BUN_OPTIONS' : 'BUN_INSPECT_PRELOAD';
   return { reached: true, words: `${why}: \`run\` preloads register through ${through}` };
 }
 
