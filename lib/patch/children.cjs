@@ -144,8 +144,7 @@ function envFor(command, args, env, cwd) {
 }
 
 function debug(...args) {
-  const log = require('node:util').debuglog('mcp-ordered-dispatch');
-  if (log.enabled) log(...args);
+  require('../warnings/warnings.cjs').debugLog()?.(...args);
 }
 
 /** An env object of spawn's `envPairs` (K=V strings). */

@@ -52,7 +52,22 @@ function replaceMethods(proto, key, methods, fields = {}) {
   // The report, when it is on (lib/progress/tokens.cjs): this copy's class was patched.
   const progress = require('../progress/tokens.cjs');
   if (progress.reporting) progress.reportRecorder().patched(proto, fields, require('../discover/package-of.cjs').packageOf);
+  debugPatched(fields.source);
   return record;
+}
+
+// The SDK copies NODE_DEBUG=mcp-ordered-dispatch has named in this thread.
+const named = new Set();
+
+/** One line per SDK copy patched (its first class), with NODE_DEBUG=mcp-ordered-dispatch, on Node and Bun alike. */
+function debugPatched(source) {
+  if (!process.env.NODE_DEBUG) return; // the common case, with nothing more loaded
+  const log = require('../warnings/warnings.cjs').debugLog();
+  if (log === undefined) return;
+  const copy = describeSource(source, 'an SDK copy');
+  if (named.has(copy)) return;
+  named.add(copy);
+  log('patched %s%s', copy, typeof source?.file === 'string' ? ` (${source.file})` : '');
 }
 
 /**

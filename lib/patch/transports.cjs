@@ -42,8 +42,7 @@ function describe(Transport, source) {
 
 /** With NODE_DEBUG=mcp-ordered-dispatch: one line per transport whose read buffer the host owns. */
 function debugNote(transport) {
-  const debug = require('node:util').debuglog('mcp-ordered-dispatch');
-  if (debug.enabled) debug('%s keeps its own _readBuffer (%s): native framing steps aside for it', transport.constructor?.name, transport._readBuffer?.constructor?.name);
+  require('../warnings/warnings.cjs').debugLog()?.('%s keeps its own _readBuffer (%s): native framing steps aside for it', transport.constructor?.name, transport._readBuffer?.constructor?.name);
 }
 
 const differs = new WeakMap();

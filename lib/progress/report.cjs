@@ -5,8 +5,9 @@
 // every instance's counts (the token tables count in Rust,
 // crates/core/src/tokens.rs) and the warnings printed (lib/warnings/warnings.cjs
 // keeps their codes), and at exit appends one line of JSON to the file: one
-// record per process, so the MCP servers a host starts (which inherit the
-// variable) add theirs beside the host's. It writes nothing else, anywhere:
+// record per process and thread that patched an SDK class, so the MCP
+// servers a host starts (which inherit the variable) and its Workers add
+// theirs beside the host's. It writes nothing else, anywhere:
 // never the host's stdout or its terminal.
 
 const fs = require('node:fs');
@@ -105,6 +106,7 @@ class Recorder {
       report: REPORT_VERSION,
       pid: process.pid,
       ppid: process.ppid,
+      thread: threadName(),
       argv: process.argv,
       executable: process.execPath,
       runtime: runtimeOf(),
@@ -129,11 +131,32 @@ class Recorder {
   }
 }
 
-/** Starts the process's recorder (once), writing to `file` at exit. */
+/** This thread, in words: 'main', or 'worker N' (its threadId). */
+function threadName() {
+  try {
+    const { isMainThread, threadId } = require('node:worker_threads');
+    return isMainThread ? 'main' : `worker ${threadId}`;
+  } catch {
+    return 'main';
+  }
+}
+
+/**
+ * Starts this thread's recorder (once), writing to `file` as the thread
+ * ends: at `exit`, and first thing in process.exit(), since Bun 1.3 runs no
+ * `exit` listener once a Worker was terminated (opencode's and Kilo's TUIs).
+ */
 function start(file) {
   if (started === undefined) {
     started = new Recorder(file);
     process.on('exit', () => started.write());
+    const exit = process.exit;
+    if (typeof exit === 'function') {
+      process.exit = function exitAfterReport(...args) {
+        started.write();
+        return exit.apply(this, args);
+      };
+    }
   }
   return started;
 }

@@ -105,7 +105,7 @@ function recordLines(record, role) {
   const host = record.host ? `, ${record.host.name}@${record.host.version ?? '?'}` : '';
   const lines = [
     `${role}: ${commandOf(record)}`,
-    `  pid ${record.pid}, ${record.runtime}${host}; ${record.started} for ${seconds(record.started, record.ended)}`,
+    `  pid ${record.pid}${typeof record.thread === 'string' && record.thread !== 'main' ? ` (${record.thread})` : ''}, ${record.runtime}${host}; ${record.started} for ${seconds(record.started, record.ended)}`,
   ];
   if (record.copies.length === 0) lines.push('  patched: nothing');
   for (const copy of record.copies) lines.push(`  patched: ${copyLine(copy)}`);

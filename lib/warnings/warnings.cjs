@@ -93,4 +93,15 @@ function printedCodes() {
   return [...printed];
 }
 
-module.exports = { WARNINGS, FIX, warn, sayOnce, warnSource, printedCodes };
+/**
+ * NODE_DEBUG=mcp-ordered-dispatch's log (util.debuglog()), or undefined when
+ * it is off. Bun's debuglog() logs as Node's does but has no `enabled`, so
+ * NODE_DEBUG is read where it is missing.
+ */
+function debugLog() {
+  const log = require('node:util').debuglog('mcp-ordered-dispatch');
+  const on = log.enabled ?? String(process.env.NODE_DEBUG ?? '').split(',').some((name) => /^\s*(mcp-ordered-dispatch|\*)\s*$/i.test(name));
+  return on ? log : undefined;
+}
+
+module.exports = { WARNINGS, FIX, warn, sayOnce, warnSource, printedCodes, debugLog };

@@ -92,8 +92,13 @@ test('a Node host that starts itself again (fork, spawn, process.execve on Node 
     ['execve', node24],
     ['worker', process.execPath],
   ];
-  const results = await Promise.all(cases.map(([mode, node]) => start([node, RELAUNCH_HOST, mode], { underRun: true })));
+  const report = path.join(dir, 'worker-report.jsonl');
+  const results = await Promise.all(cases.map(([mode, node]) => start([node, RELAUNCH_HOST, mode], { underRun: true, env: mode === 'worker' ? { MCP_ORDERED_DISPATCH_REPORT: report } : {} })));
   cases.forEach(([mode], i) => assertFixed(results[i], mode));
+  // Each thread that patched an SDK class wrote its report line, named; the Worker's holds the MCP work.
+  const records = fs.readFileSync(report, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+  assert.deepEqual(records.map((r) => r.thread.replace(/\d+/, 'N')).sort(), ['main', 'worker N'], JSON.stringify(records));
+  assert.equal(records.find((r) => r.thread !== 'main').counts.progressDelivered, PROGRESS, JSON.stringify(records));
 });
 
 /** The worker host built with `bun` into `dir`: the executable's path. */
