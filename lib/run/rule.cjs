@@ -120,8 +120,8 @@ function bunWayInWords(compiled) {
 }
 
 /**
- * What each carrier gets appended (NODE_OPTIONS, BUN_OPTIONS) or set to
- * (BUN_INSPECT_PRELOAD), for register's entries { cjs, mjs } (absolute paths).
+ * What each carrier gets added to (NODE_OPTIONS, BUN_OPTIONS: withAddition())
+ * or set to (BUN_INSPECT_PRELOAD), for register's entries { cjs, mjs } (absolute paths).
  */
 function carrierValues(entries) {
   return {
@@ -141,6 +141,41 @@ function appended(options, addition) {
   return options === undefined || options.trim() === '' ? addition : `${options} ${addition}`;
 }
 
+/** Where the first `--require`/`-r` option of the NODE_OPTIONS list `options` starts (spaces and quotes as Node reads them), or -1. */
+function firstRequireAt(options) {
+  let quoted = false;
+  let tokenStart = true;
+  for (let i = 0; i < options.length; i++) {
+    const c = options[i];
+    if (quoted) {
+      if (c === '\\') i++;
+      else if (c === '"') quoted = false;
+      continue;
+    }
+    if (c === ' ') {
+      tokenStart = true;
+      continue;
+    }
+    if (tokenStart && /^(?:--require|-r)(?:[= ]|$)/.test(options.slice(i, i + 10))) return i;
+    tokenStart = false;
+    if (c === '"') quoted = true;
+  }
+  return -1;
+}
+
+/**
+ * `options` of carrier `name` with `addition`: appended, except in a
+ * NODE_OPTIONS that holds a `--require` of the user's, where it goes just
+ * before it. Register is then the first preload, on the loader thread too
+ * that its module.register() starts on Node 20.19-22.14, where Node runs
+ * every `--require` again; there it keeps the user's from running a second
+ * time (lib/register/gate.cjs).
+ */
+function withAddition(name, options, addition) {
+  const at = name === 'NODE_OPTIONS' && options !== undefined ? firstRequireAt(options) : -1;
+  return at < 0 ? appended(options, addition) : `${options.slice(0, at)}${addition} ${options.slice(at)}`;
+}
+
 /** The marker of `env`: { [variable]: { user: string | null, ours: string } }, or undefined (none, or not ours). */
 function markerOf(env) {
   const text = env[MARKER];
@@ -154,9 +189,9 @@ function markerOf(env) {
 }
 
 /**
- * `env` with the fix: each of `carriers` given `values[carrier]` (appended
- * to an option list, or as BUN_INSPECT_PRELOAD's one file; `inspectPreload`
- * overrides that file, for a chained preload), unless it holds register
+ * `env` with the fix: each of `carriers` given `values[carrier]` (added to
+ * an option list by withAddition(), or as BUN_INSPECT_PRELOAD's one file;
+ * `inspectPreload` overrides that file, for a chained preload), unless it holds register
  * already (`run` inside `run` adds nothing), and the marker saying what is
  * ours. A new object; `env` is not changed.
  */
@@ -173,7 +208,7 @@ function envWithFix(env, carriers, values, { entries, inspectPreload } = {}) {
       continue;
     }
     if (current !== undefined && (current.includes(values[name]) || (entries !== undefined && holdsRegister(current, entries)))) continue;
-    out[name] = appended(current, values[name]);
+    out[name] = withAddition(name, current, values[name]);
     vars[name] = { user: current ?? null, ours: values[name] };
   }
   if (Object.keys(vars).length > 0) out[MARKER] = JSON.stringify({ v: 1, vars });
@@ -184,7 +219,7 @@ function envWithFix(env, carriers, values, { entries, inspectPreload } = {}) {
 function withoutOurs(name, value, { user, ours }) {
   if (value === undefined) return undefined;
   if (name === 'BUN_INSPECT_PRELOAD') return value === ours ? user ?? undefined : value;
-  if (value === appended(user ?? undefined, ours)) return user ?? undefined;
+  if (value === withAddition(name, user ?? undefined, ours)) return user ?? undefined;
   const at = value.indexOf(ours);
   if (at < 0) return value;
   const rest = (value.slice(0, at) + value.slice(at + ours.length)).replace(/\s+/g, ' ').trim();
