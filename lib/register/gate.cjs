@@ -70,12 +70,40 @@ function inHooksThread() {
   return process.chdir !== undefined && process.chdir.disabled === true && require('node:worker_threads').parentPort === null;
 }
 
-/** Whether register may go on; when not, one line says why and the process runs stock (in the hooks thread, silently). */
+/** The variable lib/register/install-hooks.mjs sets while its module.register() starts the hooks thread (its OWN_LOADER_THREAD). */
+const OWN_LOADER_THREAD = 'MCP_ORDERED_DISPATCH_LOADER_THREAD';
+
+/**
+ * In the hooks thread (Node's loader thread) that register's own
+ * module.register() started (Node 20.19-22.14), Node runs every --require preload again, which a start
+ * without register never does. Under `run` register's is the first of them
+ * (lib/rule/marker.cjs): the ones after it, the user's, are not run there, only
+ * on the main thread, as often as without register. Node requires each
+ * preload with the one parent module 'internal/preload'.
+ */
+function skipLaterPreloads() {
+  delete process.env[OWN_LOADER_THREAD];
+  const Module = require('node:module');
+  const load = Module._load;
+  Module._load = function _load(request, parent) {
+    if (parent?.id === 'internal/preload') return undefined;
+    return load.apply(this, arguments);
+  };
+}
+
+/**
+ * Whether register may go on; when not, one line says why and the process
+ * runs stock (in the hooks thread, silently, there only keeping the preloads
+ * after it from running again).
+ */
 function mayRun() {
-  if (inHooksThread()) return false;
+  if (inHooksThread()) {
+    if (process.env[OWN_LOADER_THREAD] !== undefined) skipLaterPreloads();
+    return false;
+  }
   const why = whyNot();
   if (why !== undefined) refuse(why);
   return why === undefined;
 }
 
-module.exports = { mayRun, refuse, whyNot, olderThan, MIN_BUN };
+module.exports = { mayRun, refuse, whyNot, olderThan, MIN_BUN, OWN_LOADER_THREAD };

@@ -20,6 +20,19 @@ const Module = process.getBuiltinModule?.('node:module');
 /** The global a Vitest worker that runs tests sets (lib/register/sandboxed.cjs reads its pool from it). */
 export const VITEST_WORKER = '__vitest_worker__';
 
+/**
+ * The variable set while register's own module.register() starts Node's
+ * loader thread, which takes a copy of the environment: there,
+ * lib/register/gate.cjs (its OWN_LOADER_THREAD) keeps the preloads after
+ * register's from running again. test/run/user-preload.test.mjs checks the two agree.
+ */
+export const OWN_LOADER_THREAD = 'MCP_ORDERED_DISPATCH_LOADER_THREAD';
+
+/** Whether a loader of the user's (--loader, --experimental-loader) starts Node's loader thread anyway, register or not. */
+function userLoaderThread() {
+  return /(?:^|\s)--(?:experimental-)?loader(?:[=\s]|$)/.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`);
+}
+
 // lib/register/hooks.cjs, on first use. Its own loading (and what it requires at its
 // top) passes through the Module._load wrapper unlooked at.
 let hooks;
@@ -105,7 +118,17 @@ export function installHooks() {
     // node_modules, and SDK copies bundled into any module (lib/shape/rewrite.cjs).
     Module.registerHooks({ load });
   } else if (typeof Module.register === 'function') {
-    loadHooks().registerEsmHooks();
+    // module.register() starts Node's loader thread, where Node runs every
+    // --require preload again, the user's too: a start without register
+    // runs them there only for a loader of the user's. Unless there is one,
+    // the thread is marked as register's own, for gate.cjs to read.
+    const own = process.versions.deno === undefined && !userLoaderThread();
+    if (own) process.env[OWN_LOADER_THREAD] = '1';
+    try {
+      loadHooks().registerEsmHooks();
+    } finally {
+      if (own) delete process.env[OWN_LOADER_THREAD];
+    }
   } else {
     loadHooks().warnNoHooks('it has neither module.registerHooks() nor module.register()', true);
   }

@@ -8,8 +8,9 @@
 // writer and markerOf() its one reader.
 //
 // The marker holds what taking ours out needs and no copy of the user's
-// option lists, which may be long: where ours begins in each (`at`), and
-// whether the user had the variable at all. BUN_INSPECT_PRELOAD holds one
+// option lists, which may be long: where ours begins in each (`at`: at the
+// end, or before the user's first `--require`), and whether the user had
+// the variable at all. BUN_INSPECT_PRELOAD holds one
 // file, which ours replaces: the marker keeps the user's path to restore.
 
 /** The variable that marks a process started under `run`: which values of the carriers are ours (JSON). */
@@ -39,6 +40,43 @@ function carrierValues(entries) {
 /** Whether the option list `options` holds register already (ours, or the user's own `mcp-ordered-dispatch/register`). */
 function holdsRegister(options, entries) {
   return options.includes(entries.cjs) || options.includes(entries.mjs) || options.includes(optionValue(entries.cjs)) || options.includes('mcp-ordered-dispatch/register');
+}
+
+/** Where the first `--require`/`-r` option of the NODE_OPTIONS list `options` starts (spaces and quotes as Node reads them), or -1. */
+function firstRequireAt(options) {
+  let quoted = false;
+  let tokenStart = true;
+  for (let i = 0; i < options.length; i++) {
+    const c = options[i];
+    if (quoted) {
+      if (c === '\\') i++;
+      else if (c === '"') quoted = false;
+      continue;
+    }
+    if (c === ' ') {
+      tokenStart = true;
+      continue;
+    }
+    if (tokenStart && /^(?:--require|-r)(?:[= ]|$)/.test(options.slice(i, i + 10))) return i;
+    tokenStart = false;
+    if (c === '"') quoted = true;
+  }
+  return -1;
+}
+
+/**
+ * Where ours goes in the option list `current` of carrier `name`: appended,
+ * except in a NODE_OPTIONS that holds a `--require` of the user's, where it
+ * goes just before it. Register is then the first preload, on the loader
+ * thread too that its module.register() starts on Node 20.19-22.14, where
+ * Node runs every `--require` again; there it keeps the user's from running
+ * a second time (lib/register/gate.cjs). Returns { value, at }.
+ */
+function withOurs(name, current, ours) {
+  const before = name === 'NODE_OPTIONS' && current !== undefined ? firstRequireAt(current) : -1;
+  if (before >= 0) return { value: `${current.slice(0, before)}${ours} ${current.slice(before)}`, at: before };
+  const at = current === undefined || current === '' ? 0 : current.length + 1;
+  return { value: at === 0 ? ours : `${current} ${ours}`, at };
 }
 
 /** The marker of `env`: { [variable]: { ours, at, unset } | { ours, user } }, or undefined (none, or not ours). */
@@ -74,8 +112,8 @@ function envWithFix(env, carriers, values, { entries, inspectPreload } = {}) {
     }
     const ours = values[name];
     if (current !== undefined && (current.includes(ours) || (entries !== undefined && holdsRegister(current, entries)))) continue;
-    const at = current === undefined || current === '' ? 0 : current.length + 1;
-    out[name] = at === 0 ? ours : `${current} ${ours}`;
+    const { value, at } = withOurs(name, current, ours);
+    out[name] = value;
     vars[name] = { ours, at, unset: current === undefined };
   }
   if (Object.keys(vars).length > 0) out[MARKER] = JSON.stringify({ v: VERSION, vars });
@@ -87,9 +125,12 @@ function withoutOurs(name, value, mark) {
   if (value === undefined) return undefined;
   if (name === 'BUN_INSPECT_PRELOAD') return value === mark.ours ? mark.user ?? undefined : value;
   const { ours, at } = mark;
+  const after = at + ours.length;
   let rest;
-  if (Number.isInteger(at) && at >= 0 && value.slice(at) === ours && (at === 0 || value[at - 1] === ' ')) {
-    rest = at === 0 ? '' : value.slice(0, at - 1);
+  if (Number.isInteger(at) && at >= 0 && value.slice(at, after) === ours && after === value.length && (at === 0 || value[at - 1] === ' ')) {
+    rest = at === 0 ? '' : value.slice(0, at - 1); // appended
+  } else if (Number.isInteger(at) && at >= 0 && value.slice(at, after) === ours && value[after] === ' ') {
+    rest = value.slice(0, at) + value.slice(after + 1); // before the user's first --require
   } else {
     // Changed since: ours taken out where it now stands.
     const found = value.indexOf(ours);

@@ -134,8 +134,8 @@ test('a Node client app: 0 lost under run (and its raw server, a Node child, kee
   assert.ok(stock.lost > 0, `stock lost nothing, so the reproduction is not real: ${JSON.stringify(stock)}`);
   const spy = path.join(dir, 'user-preload.cjs');
   fs.writeFileSync(spy, "process.stderr.write('user preload ran in ' + require('node:path').basename(process.argv[1] ?? '-') + '\\n');\n");
-  // The user's preload runs in the app, once (and in the launcher, and on Node 20 on the loader
-  // thread); its servers (Node children spawned with the SDK's default environment, which carries
+  // The user's preload runs in the app, once (and in the launcher; test/run/user-preload.test.mjs
+  // counts the threads); its servers (Node children spawned with the SDK's default environment, which carries
   // no NODE_OPTIONS) get register back, not the user's preload, as stock.
   const launched = await nodeRepro(true, { NODE_OPTIONS: `--require ${spy}` });
   assert.equal(launched.progressExpected, PAIRS * 3);
