@@ -64,10 +64,10 @@ function debugPatched(source) {
   if (!process.env.NODE_DEBUG) return; // the common case, with nothing more loaded
   const log = require('../warnings/warnings.cjs').debugLog();
   if (log === undefined) return;
-  const copy = describeSource(source, 'an SDK copy');
+  const copy = source?.name === undefined ? 'an SDK copy' : `${source.name}${source.version === undefined ? '' : `@${source.version}`}`;
   if (named.has(copy)) return;
   named.add(copy);
-  log('patched %s%s', copy, typeof source?.file === 'string' ? ` (${source.file})` : '');
+  log('patched %s%s', copy, typeof source?.file === 'string' && source.file !== source.name ? ` (${source.file})` : '');
 }
 
 /**
