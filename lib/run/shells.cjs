@@ -19,7 +19,8 @@ const POSIX_FUNCTION = `{host}() {
   fi
 }`;
 
-const POSIX_QUOTE = (text) => `'${text.replace(/'/g, `'\\''`)}'`;
+/** What bash and zsh share: single quotes, and one function template. */
+const POSIX = { quote: (text) => `'${text.replace(/'/g, `'\\''`)}'`, template: POSIX_FUNCTION };
 
 /** A non-empty variable of `env`, else undefined (an empty one counts as unset, as the shells treat it). */
 const setIn = (env, name) => (typeof env[name] === 'string' && env[name] !== '' ? env[name] : undefined);
@@ -32,8 +33,7 @@ const bash = {
     const login = ['.bash_profile', '.bash_login', '.profile'].map((name) => path.join(home, name));
     return login.find(exists) ?? login[0];
   },
-  quote: POSIX_QUOTE,
-  template: POSIX_FUNCTION,
+  ...POSIX,
   reserved: 'if then else elif fi case esac for select while until do done in function time coproc',
   builtins: 'alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs disown echo enable eval exec exit export false fc fg getopts hash help history jobs kill let local logout mapfile popd printf pushd pwd read readarray readonly return set shift shopt source suspend test times trap true type typeset ulimit umask unalias unset wait',
 };
@@ -44,8 +44,7 @@ const zsh = {
   startupFile({ home, env }) {
     return path.join(setIn(env, 'ZDOTDIR') ?? home, '.zshrc');
   },
-  quote: POSIX_QUOTE,
-  template: POSIX_FUNCTION,
+  ...POSIX,
   reserved: 'case coproc declare do done elif else end esac export fi float for foreach function if integer local nocorrect readonly repeat select then time typeset until while',
   builtins: 'alias autoload bg bindkey break builtin bye cd chdir command compadd comparguments compcall compctl compdescribe compfiles compgroups compquote compset comptags comptry compvalues continue declare dirs disable disown echo echotc echoti emulate enable eval exec exit export false fc fg float functions getln getopts hash history integer jobs kill let limit local log logout noglob popd print printf private pushd pushln pwd r read readonly rehash return sched set setopt shift source suspend test times trap true ttyctl type typeset ulimit umask unalias unfunction unhash unlimit unset unsetopt vared wait whence where which zcompile zformat zle zmodload zparseopts zregexparse zstyle',
 };
