@@ -152,12 +152,9 @@ function takeVariable(name) {
   return value;
 }
 
-/** A new report file for this run, named in one line on stderr before the host starts; the host's environment with it. */
-function reportEnvironment(env) {
-  const report = require('../lib/report/index.cjs');
-  const file = report.newReportFile();
+/** The one line on stderr, before the host starts, that says where this run's report goes (to the descriptor: nothing about fd 2 changes before the host gets it). */
+function sayReportFile(file) {
   require('node:fs').writeSync(2, `mcp-ordered-dispatch run: the report of this run goes to ${file}; \`mcp-ordered-dispatch report\` shows it once the host exits.\n`);
-  return report.envWithReport(env, file);
 }
 
 /**
@@ -169,7 +166,13 @@ async function runCommand({ options, positional }) {
   // Loads only lib/run/ (and lib/discover/compiled.cjs; with --report, lib/report/): the launcher is on the host's start path.
   const seen = takeVariable(require('../lib/run/record.cjs').PLAN_SEEN);
   const record = options['plan-record'] === undefined || seen === undefined ? undefined : { file: options['plan-record'], seen };
-  const env = options.report ? reportEnvironment(process.env) : process.env;
+  let env = process.env;
+  if (options.report) {
+    const report = require('../lib/report/index.cjs');
+    const file = report.newReportFile();
+    sayReportFile(file);
+    env = report.envWithReport(env, file);
+  }
   const { run, exitLike } = require('../lib/run/index.cjs');
   exitLike(await run(['--', ...positional], { env, record }));
   return undefined;

@@ -83,6 +83,8 @@ function readBytes(target) {
 /** `bytes` written into a new file beside `target`, with `like`'s mode and owner (a stat, or undefined for a new file), then renamed over it. */
 function replaceWith(target, bytes, like) {
   const temp = path.join(path.dirname(target), `.${path.basename(target)}.mcp-ordered-dispatch-${process.pid}.tmp`);
+  // One of this pid's, left by a process that died: ours, under the lock.
+  fs.rmSync(temp, { force: true });
   const fd = fs.openSync(temp, 'wx', like === undefined ? 0o644 : like.mode & 0o7777);
   try {
     try {
@@ -117,19 +119,47 @@ function syncDir(dir) {
   }
 }
 
+/** Why `target` (a stat, or undefined when there is no such file) must not be replaced, or undefined. */
+function refusal(file, target, stat) {
+  if (stat === undefined) return undefined;
+  if (!stat.isFile()) return `${file} is not a regular file`;
+  // A rename would leave the other names of the file with the old content.
+  if (stat.nlink > 1) return `${file} has ${stat.nlink} hard links, which a replaced file would leave behind; give setup one of them to edit in place of a link (or --rc=FILE for another file)`;
+  try {
+    fs.accessSync(target, fs.constants.W_OK);
+  } catch {
+    return `${file} is read-only for you`;
+  }
+  return undefined;
+}
+
 /**
  * Changes `file` by `change(bytes)` (bytes undefined: no file yet), which
  * returns the new bytes, `undefined` to leave it, or `null` to remove it (the
- * symlink to it stays). Returns what `change` returned.
+ * symlink to it stays). Returns what `change` returned. A folder is made only
+ * for a file to write.
  */
 function editFile(file, change) {
   const target = targetOf(file);
-  fs.mkdirSync(path.dirname(target), { recursive: true });
+  if (!fs.existsSync(path.dirname(target))) {
+    const next = change(undefined);
+    if (next === undefined || next === null) return next;
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+  }
   return withLock(target, () => {
     const bytes = readBytes(target);
+    const stat = bytes === undefined ? undefined : fs.statSync(target);
+    const why = refusal(file, target, stat);
+    if (why !== undefined) throw new Error(`${why}; nothing was changed`);
     const next = change(bytes);
     if (next === null) fs.rmSync(target, { force: true });
-    else if (next !== undefined) replaceWith(target, next, bytes === undefined ? undefined : fs.statSync(target));
+    else if (next !== undefined) {
+      try {
+        replaceWith(target, next, stat);
+      } catch (error) {
+        throw new Error(`${file}: not changed, it is as it was: writing its new content beside it failed (${error.message})`);
+      }
+    }
     return next;
   });
 }

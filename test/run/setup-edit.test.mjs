@@ -4,7 +4,8 @@
 // limit) leaves the file byte-identical; a block with no end line, a second
 // block, or a block edited by hand is refused and nothing is deleted; CRLF
 // markers are still the block; bytes that are not UTF-8 survive setup and
-// --undo; a symlink, a dangling one too, stays a link; mode and owner stay.
+// --undo; a symlink, a dangling one too, stays a link; mode and owner stay;
+// a hard-linked file is refused; a block an older setup wrote is read.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -151,5 +152,24 @@ describe('setup edits a startup file as a careful editor does', { skip: POSIX, c
     if (owner !== undefined) assert.deepEqual([st.uid, st.gid], [owner, owner], 'owner kept');
     assert.equal((await run(live, '--undo')).code, 0);
     assert.equal(fs.readFileSync(real, 'utf8'), 'mine\n');
+  });
+
+  test('a hard-linked file is refused (a rename would leave the other name behind); a block from before the state line kept its hosts', async () => {
+    const { dir, file, setup } = room('kinds');
+    fs.writeFileSync(file, 'mine\n');
+    const other = path.join(dir, 'other-name');
+    fs.linkSync(file, other);
+    const r = await setup('hosta');
+    assert.equal(r.code, 2, show(r));
+    assert.match(r.stderr, /has 2 hard links/);
+    assert.equal(fs.readFileSync(other, 'utf8'), 'mine\n');
+    fs.rmSync(other);
+    // The block as setup wrote it before this version: no hosts or digest in its state line.
+    const old = `mine\n${BEGIN}\n# mcp-ordered-dispatch setup --undo takes this block out ({"created":false,"newline":true})\noldhost() {\n  command oldhost "$@"\n}\n${END}\n`;
+    fs.writeFileSync(file, old);
+    const added = await setup('hosta');
+    assert.match(added.stdout, /now holds oldhost, hosta: /, show(added));
+    assert.equal((await setup('--undo')).code, 0);
+    assert.equal(fs.readFileSync(file, 'utf8'), 'mine\n');
   });
 });
