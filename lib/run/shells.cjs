@@ -74,12 +74,13 @@ const powershell = {
   name: 'powershell',
   /**
    * $PROFILE (CurrentUserCurrentHost) as pwsh says it, when pwsh is on PATH
-   * (it follows a Documents folder OneDrive moved); else where pwsh puts it:
+   * (it follows a Documents folder OneDrive moved), on Windows else as
+   * Windows PowerShell says it; else where pwsh puts it:
    * Documents\PowerShell on Windows, $XDG_CONFIG_HOME/powershell or
    * ~/.config/powershell elsewhere.
    */
   startupFile({ home, env, platform, askProfile = profileOfPwsh }) {
-    const told = askProfile(env);
+    const told = askProfile(env, platform);
     if (told !== undefined) return told;
     const dir = platform === 'win32'
       ? path.win32.join(home, 'Documents', 'PowerShell')
@@ -95,11 +96,14 @@ const powershell = {
   builtins: 'Test-Path Get-Command Select-Object Write-Host Set-Location Get-ChildItem',
 };
 
-/** $PROFILE as pwsh reports it, or undefined when there is no pwsh to ask. */
-function profileOfPwsh(env) {
-  const r = spawnSync('pwsh', ['-NoLogo', '-NoProfile', '-NonInteractive', '-Command', '$PROFILE.CurrentUserCurrentHost'], { env, encoding: 'utf8', timeout: 20_000, windowsHide: true });
-  const told = r.status === 0 ? r.stdout.trim() : '';
-  return told === '' ? undefined : told;
+/** $PROFILE as pwsh reports it (on Windows, else Windows PowerShell), or undefined when there is none to ask. */
+function profileOfPwsh(env, platform) {
+  for (const program of platform === 'win32' ? ['pwsh', 'powershell'] : ['pwsh']) {
+    const r = spawnSync(program, ['-NoLogo', '-NoProfile', '-NonInteractive', '-Command', '$PROFILE.CurrentUserCurrentHost'], { env, encoding: 'utf8', timeout: 20_000, windowsHide: true });
+    const told = r.status === 0 ? r.stdout.trim() : '';
+    if (told !== '') return told;
+  }
+  return undefined;
 }
 
 const SHELLS = new Map([bash, zsh, fish, powershell].map((shell) => [shell.name, shell]));

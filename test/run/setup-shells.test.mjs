@@ -58,10 +58,10 @@ test('PowerShell runs its block: the function starts the launch words with the h
   const echo = path.join(home, 'echo-args.cjs');
   fs.writeFileSync(echo, 'process.stdout.write(JSON.stringify(process.argv.slice(2)));\n');
   const file = path.join(home, 'profile.ps1');
-  setup.setup({ hosts: ['myhost'], shell: 'powershell', file, launch: [process.execPath, echo, "it's --"], guard: registerEntry().file });
+  setup.setup({ hosts: ['myhost'], shell: 'powershell', file, launch: [process.execPath, echo, "it's", '--'], guard: registerEntry().file });
   const r = await runCommand('pwsh', ['-NoLogo', '-NoProfile', '-NonInteractive', '-Command', `. '${file.replace(/'/g, "''")}'; myhost a 'b c'`], { cwd: home, timeout: 100_000 });
   assert.equal(r.code, 0, show(r));
-  assert.deepEqual(JSON.parse(r.stdout.trim()), ["it's --", 'myhost', 'a', 'b c'], show(r));
+  assert.deepEqual(JSON.parse(r.stdout.trim()), ["it's", '--', 'myhost', 'a', 'b c'], show(r));
 });
 
 test('the startup file each shell reads, as that shell finds it on its platform', () => {
