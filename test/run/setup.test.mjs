@@ -19,6 +19,7 @@ import { createRequire } from 'node:module';
 import { makeHome, lastJson, BIN } from './fixtures/setup-home.mjs';
 
 const { nativeLauncher } = createRequire(import.meta.url)('../../lib/native/launcher.cjs');
+const { startupFile } = createRequire(import.meta.url)('../../lib/run/setup.cjs');
 const POSIX = process.platform === 'win32' && 'bash shells are tested on Linux and macOS';
 
 let home;
@@ -30,13 +31,16 @@ before(() => {
 });
 after(() => space?.remove());
 
-/** `command` in an interactive bash started in the temporary home (it reads ~/.bashrc as a user's shell does). */
+/** `command` in an interactive bash started in the temporary home, as a terminal starts it: a login shell on macOS (it reads the file setup writes there). */
 function inShell(command) {
-  return runCommand('bash', ['-i', '-c', command], { cwd: home, env: env(), timeout: 120_000 });
+  return runCommand('bash', [...(process.platform === 'darwin' ? ['-l'] : []), '-i', '-c', command], { cwd: home, env: env(), timeout: 120_000 });
 }
 
+/** The startup file setup writes for bash in the temporary home (~/.bashrc; on macOS ~/.bash_profile). */
+const bashFile = () => startupFile('bash', { home, env: env() });
+
 test('setup for bash: the chosen host runs with the fix, other Node and Bun programs without it; --undo restores the file byte for byte', { skip: POSIX, timeout: 200_000 }, async () => {
-  const rc = path.join(home, '.bashrc');
+  const rc = bashFile();
   const original = '# the user\'s own settings\nexport EDITOR=vi'; // no newline at its end
   fs.writeFileSync(rc, original);
   const stockHost = lastJson(await inShell('myhost'));
@@ -85,7 +89,7 @@ test('setup into a startup file it creates: --undo removes it again', { skip: PO
 
 test('a function whose package is gone runs the plain host and says so in one line', { skip: POSIX, timeout: 120_000 }, async () => {
   const setup = (await import('../../lib/run/setup.cjs')).default;
-  const rc = path.join(home, '.bashrc');
+  const rc = bashFile();
   const launch = setup.launchWords({ native: nativeLauncher(), node: process.execPath, cli: BIN, records: home });
   setup.setup({ hosts: ['myhost'], shell: 'bash', file: rc, launch, guard: path.join(home, 'moved', 'register.mjs') });
   try {
