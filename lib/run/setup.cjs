@@ -20,7 +20,6 @@ const { editFile } = require('./startup-file.cjs');
 const BEGIN = '# >>> mcp-ordered-dispatch setup >>>';
 const END = '# <<< mcp-ordered-dispatch setup <<<';
 const STATE = /^# mcp-ordered-dispatch setup --undo takes this block out \((\{.*\})\)$/;
-const HOST = /^[A-Za-z0-9_][A-Za-z0-9_.+-]*$/;
 // How a block written before the state line named its hosts: the first line of each function.
 const OLD_FUNCTION = /^(?:function )?([A-Za-z0-9_][A-Za-z0-9_.+-]*)(?:\(\) \{| --wraps | \{)/;
 
@@ -96,7 +95,7 @@ function stateAt(file, lines, at, end) {
   }
   const body = lines.slice(at + 1, end).map((line) => Buffer.from(line.text, 'latin1').toString('utf8'));
   const ok = state !== null && typeof state === 'object' && typeof state.created === 'boolean' && typeof state.newline === 'boolean' &&
-    (state.hosts === undefined || (Array.isArray(state.hosts) && state.hosts.every((h) => typeof h === 'string' && HOST.test(h)))) &&
+    (state.hosts === undefined || (Array.isArray(state.hosts) && state.hosts.every((h) => typeof h === 'string' && shells.COMMAND_NAME.test(h)))) &&
     (state.digest === undefined || state.digest === digestOf(state, body));
   if (!ok) throw refuse(file, at, "setup's block was changed by hand (its state line or its functions)", `Put back the block as setup wrote it, or delete its lines from "${BEGIN}" to "${END}" by hand`);
   const hosts = state.hosts ?? body.map((text) => OLD_FUNCTION.exec(text)?.[1]).filter((host) => host !== undefined);

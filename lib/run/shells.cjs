@@ -122,9 +122,12 @@ function defaultShell(env, platform) {
   return SHELLS.has(name) ? name : 'bash';
 }
 
+/** A command name every one of these shells can define a function for (and that needs no quoting). */
+const COMMAND_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.+-]*$/;
+
 /** Why `host` cannot be a function's name in `shell`, or undefined when it can. */
 function badName(shell, host) {
-  if (!/^[A-Za-z0-9_][A-Za-z0-9_.+-]*$/.test(host)) return 'is not a command name (letters, digits and _ . + -, not first . + or -)';
+  if (!COMMAND_NAME.test(host)) return 'is not a command name (letters, digits and _ . + -, not first . + or -)';
   const word = shell.name === 'powershell' ? host.toLowerCase() : host;
   const lower = (list) => (shell.name === 'powershell' ? list.toLowerCase() : list).split(' ');
   if (lower(shell.reserved).includes(word)) return `is one of ${shell.name}'s reserved words`;
@@ -146,4 +149,4 @@ function hostFunction(shell, host, { launch, guard, gone }) {
   return shell.template.replace(/\{(host|program|guard|launch|rest|gone)\}/g, (_, field) => fields[field]);
 }
 
-module.exports = { shellNamed, defaultShell, badName, hostFunction };
+module.exports = { COMMAND_NAME, shellNamed, defaultShell, badName, hostFunction };
