@@ -31,7 +31,8 @@ function runtimeOf() {
  * executable) and the names of the options after it, never their values (a
  * secret may follow `--api-key`) or any other argument (a prompt).
  */
-function commandLine(argv = process.argv) {
+function commandLine() {
+  const argv = process.argv;
   const script = typeof argv[1] === 'string' && path.isAbsolute(argv[1]) ? argv[1] : undefined;
   const options = [];
   for (const arg of argv.slice(script === undefined ? 1 : 2)) {
