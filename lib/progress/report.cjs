@@ -14,7 +14,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 /** The record's format; lib/report/ reads the versions it knows. */
-const REPORT_VERSION = 1;
+const REPORT_VERSION = 2;
 
 /** This process's one recorder. */
 let started;
@@ -24,6 +24,23 @@ function runtimeOf() {
   if (versions.bun) return `bun ${versions.bun}`;
   if (versions.deno) return `deno ${versions.deno}`;
   return `node ${versions.node}`;
+}
+
+/**
+ * What the record says of the command line: the program (the script, else the
+ * executable) and the names of the options after it, never their values (a
+ * secret may follow `--api-key`) or any other argument (a prompt).
+ */
+function commandLine() {
+  const argv = process.argv;
+  const script = typeof argv[1] === 'string' && path.isAbsolute(argv[1]) ? argv[1] : undefined;
+  const options = [];
+  for (const arg of argv.slice(script === undefined ? 1 : 2)) {
+    if (arg === '--') break;
+    if (typeof arg !== 'string' || !arg.startsWith('-') || arg === '-') continue;
+    options.push(arg.startsWith('--') ? arg.split('=')[0] : arg.slice(0, 2));
+  }
+  return { program: script ?? process.execPath, options };
 }
 
 /** The host's own package: name and version of the nearest package.json of its script, else of its executable. */
@@ -107,7 +124,7 @@ class Recorder {
       pid: process.pid,
       ppid: process.ppid,
       thread: threadName(),
-      argv: process.argv,
+      ...commandLine(),
       executable: process.execPath,
       runtime: runtimeOf(),
       host: this.host ?? undefined,

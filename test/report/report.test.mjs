@@ -42,9 +42,9 @@ function config(mode) {
   return JSON.stringify({ servers: [{ name: 'raw', command: process.execPath, args: [RAW_SERVER, `--mode=${mode}`, `--progress=${PROGRESS}`] }], progress: PROGRESS, shell: 'true' });
 }
 
-/** The host: stock (`[]`), or under `run` with `launcher` arguments; its result, its output as it came. */
-async function host(mode, launcher, cacheDir) {
-  const argv = launcher === undefined ? [HOST, config(mode)] : [BIN, 'run', ...launcher, '--', process.execPath, HOST, config(mode)];
+/** The host: stock (`[]`), or under `run` with `launcher` arguments, given `extra` arguments; its result, its output as it came. */
+async function host(mode, launcher, cacheDir, extra = []) {
+  const argv = launcher === undefined ? [HOST, config(mode), ...extra] : [BIN, 'run', ...launcher, '--', process.execPath, HOST, config(mode), ...extra];
   const r = await runCommand(process.execPath, argv, { cwd: ROOT, env: env(cacheDir), timeout: 60_000 });
   assert.equal(r.code, 0, show(r));
   const result = JSON.parse(r.stdout.trim().split('\n').pop());
@@ -84,7 +84,8 @@ for (const [mode, lostByStock] of [['all-in-one', PROGRESS], ['last-with-respons
     // One record: the host's (the raw server has no SDK, /bin/sh no Node).
     assert.equal(records.length, 1, JSON.stringify(records));
     const [record] = records;
-    assert.equal(record.argv[1], HOST);
+    assert.equal(record.program, HOST);
+    assert.deepEqual(record.options, []);
     assert.equal(record.counts.sameRead, stockLost, JSON.stringify(record.counts));
     assert.equal(record.counts.progressDelivered, PROGRESS);
     assert.equal(record.counts.unknownToken, 0);
@@ -118,12 +119,17 @@ test('report: the last run\'s summary, FILE, --json; none yet says how to make o
   assert.equal(none.code, 1, show(none));
   assert.match(none.stderr, /no report yet; run a host with `mcp-ordered-dispatch run --report -- HOST`/);
 
-  const reported = await host('last-with-response', ['--report'], cache);
-  const { file } = reportOf(reported.out);
+  // A secret after an option, another in one, a prompt, and an option name that would steer a terminal.
+  const secrets = ['--api-key', 'SECRET-1', '--token=SECRET-2', 'a prompt SECRET-3', '--\x1b]0;title\x07\x1b[2J'];
+  const reported = await host('last-with-response', ['--report'], cache, secrets);
+  const { file, text } = reportOf(reported.out);
+  assert.doesNotMatch(text, /SECRET|prompt/, 'the program and option names only');
+  assert.deepEqual(JSON.parse(text).options, ['--api-key', '--token', secrets[4]]);
   const last = await report([]);
   assert.equal(last.code, 0, show(last));
   assert.equal(last.stderr, '');
-  assert.ok(last.stdout.startsWith(`mcp-ordered-dispatch report: ${file}\nhost: `), last.stdout);
+  assert.ok(last.stdout.startsWith(`mcp-ordered-dispatch report: ${file}\nhost: ${process.execPath} ${HOST} --api-key --token --\\x1b]0;title\\x07\\x1b[2J\n`), last.stdout);
+  assert.doesNotMatch(last.stdout, /\x1b/, 'no control character reaches the terminal');
   assert.match(last.stdout, /patched: @modelcontextprotocol\/sdk@[\d.]+ \((ESM|CJS) build\), 1\.x: .*Protocol/);
   assert.match(last.stdout, new RegExp(`${PROGRESS} progress notifications delivered, 1 of them in the same read as their request's response \\(stock drops these\\)`));
   assert.match(last.stdout, /warnings: none\n$/);
@@ -133,4 +139,13 @@ test('report: the last run\'s summary, FILE, --json; none yet says how to make o
   const parsed = JSON.parse(json.stdout);
   assert.equal(parsed.file, file);
   assert.equal(parsed.records[0].counts.sameRead, 1);
+
+  // A later run that wrote no record is the last run: said plainly, not an older report shown.
+  const quiet = await runCommand(process.execPath, [BIN, 'run', '--report', '--', process.execPath, '-e', '0'], { cwd: ROOT, env: env(cache) });
+  assert.equal(quiet.code, 0, show(quiet));
+  const wroteNone = await report([]);
+  assert.equal(wroteNone.code, 0, show(wroteNone));
+  const quietFile = /goes to (.+?); /.exec(quiet.stderr)[1];
+  assert.equal(fs.readFileSync(quietFile, 'utf8'), '', show(quiet));
+  assert.ok(wroteNone.stdout.startsWith(`mcp-ordered-dispatch report: ${quietFile}\nThis run wrote no report record: `), wroteNone.stdout);
 });
