@@ -117,12 +117,12 @@ function reportCommand(argv) {
 /**
  * `run [--report] [--] COMMAND...`: with --report, the host's environment
  * names the report's file, and one line on stderr says where. The native
- * launcher (crates/launcher) hands a start over with `--plan-record=FILE`,
- * and what it saw of the start in the environment (taken out here, so no
- * host ever gets it): the plan is recorded for it (lib/run/record.cjs).
+ * launcher (crates/launcher) asks for a plan file with `--plan-record=FILE
+ * --plan-only`, and what it saw of the start in the environment (taken out
+ * here, so no host ever gets it): lib/run/plan-file.cjs.
  */
 function runArguments(argv) {
-  const { PLAN_SEEN } = require('../lib/run/record.cjs');
+  const { PLAN_SEEN } = require('../lib/run/plan-file.cjs');
   const seen = process.env[PLAN_SEEN];
   delete process.env[PLAN_SEEN];
   let env = process.env;
@@ -130,7 +130,8 @@ function runArguments(argv) {
   let at = 0;
   for (; at < argv.length; at++) {
     const arg = argv[at];
-    if (arg.startsWith('--plan-record=')) record = seen === undefined ? undefined : { file: arg.slice('--plan-record='.length), seen };
+    if (arg.startsWith('--plan-record=')) record = { ...record, file: arg.slice('--plan-record='.length), seen };
+    else if (arg === '--plan-only') record = { ...record, only: true };
     else if (arg === '--report') {
       const report = require('../lib/report/index.cjs');
       const file = report.newReportFile();
