@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { runCommand, show } from '../support/spawn-node.mjs';
 import { installedNode, LINES } from '../../scripts/node-lines.mjs';
 
@@ -55,3 +56,19 @@ for (const [label, nodeOf] of NODES) {
     assert.deepEqual(ownLines(r.stderr), ['mcp-ordered-dispatch run: mcp-od-no-such-command: command not found'], show(r));
   });
 }
+
+test("setup's function path (the native launcher): a host held open for writing ends with 126 and one line, as a shell's", { skip: !LINUX && 'ETXTBSY is made here with a copy of /bin/true' }, async (t) => {
+  const { nativeLauncher } = createRequire(import.meta.url)('../../lib/native/launcher.cjs');
+  const plans = fs.mkdtempSync(path.join(dir, 'plans-'));
+  const host = path.join(dir, 'busy-host');
+  fs.copyFileSync('/bin/true', host);
+  fs.chmodSync(host, 0o755);
+  const env = { ...cleanEnv(), PATH: `${dir}:${process.env.PATH}`, MCP_ORDERED_DISPATCH_CACHE_DIR: plans };
+  const start = () => runCommand(nativeLauncher(), [`--node=${process.execPath}`, `--cli=${BIN}`, `--records=${plans}`, '--', 'busy-host'], { cwd: dir, env });
+  assert.equal((await start()).code, 0, 'planned while not busy');
+  const writer = fs.openSync(host, 'r+');
+  t.after(() => fs.closeSync(writer));
+  const r = await start();
+  assert.equal(r.code, 126, show(r));
+  assert.deepEqual(ownLines(r.stderr), ['mcp-ordered-dispatch run: busy-host: Text file busy (os error 26)'], show(r));
+});

@@ -1,11 +1,12 @@
 // The native launcher (crates/launcher), what setup's shell functions start
-// a host with: the first start of a host goes through the Node launcher
-// (`run`), which makes the plan and records it; the next starts replay the
-// record with no Node start, and give the host exactly what `run` gives it
-// (argv, environment, exit code, signal dispositions). What changes the plan
-// (the host's file rewritten, a carrier of the user's) sends the start
-// through Node again. Node starts are counted by a wrapper that the
-// launcher is told is Node.
+// a host with: the first start of a host asks `run` for the plan, which
+// writes it in a plan file; every start replays it (the next with no Node
+// start) and gives the host what `run` gives it (environment, exit code),
+// and more: its own argument and variable bytes, every signal disposition
+// the shell gave. What changes the plan (the host's file rewritten, a
+// carrier of the user's) asks `run` again. The plan files it cannot trust
+// are never replayed, and what a replay could not reproduce goes through
+// `run`. Node starts are counted by a wrapper that the launcher is told is Node.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -71,7 +72,7 @@ test('the native launcher is built for this platform', () => {
   assert.ok(nativeLauncher() !== undefined, 'npm install (scripts/build.cjs) builds crates/launcher into the package root');
 });
 
-test('the first start goes through run and records the plan; the next replay it with no Node start, giving the host what run gives it', { skip: POSIX }, async () => {
+test('the first start asks run for the plan; the next replay it with no Node start, giving the host what run gives it', { skip: POSIX }, async () => {
   const args = ['a', 'b c', '--flag'];
   const viaRun = await runCommand(process.execPath, [BIN, 'run', '--', 'host', ...args], { cwd: dir, env: env() });
   assert.equal(viaRun.code, 0, show(viaRun));
@@ -83,8 +84,8 @@ test('the first start goes through run and records the plan; the next replay it 
   assert.equal(first.code, 0, show(first));
   assert.deepEqual(JSON.parse(first.stdout), expected);
   assert.equal(nodeStarts(), before + 1, 'the first start went through the Node launcher');
-  const records = fs.readdirSync(cache).filter((f) => f.startsWith('run-'));
-  assert.deepEqual(records, [`run-${Buffer.from('host').toString('hex')}.json`]);
+  const planFiles = fs.readdirSync(cache).filter((f) => f.startsWith('run-'));
+  assert.deepEqual(planFiles, [`run-${Buffer.from('host').toString('hex')}.json`]);
 
   for (let i = 0; i < 3; i++) {
     const again = await launch('host', args);
@@ -108,12 +109,12 @@ test('the first start goes through run and records the plan; the next replay it 
   assert.deepEqual(JSON.parse((await launch('host', args, { extra: mine })).stdout), viaRunMine);
   assert.equal(nodeStarts(), before + 3, 'planned once for the new variable, then replayed');
   assert.deepEqual(JSON.parse((await launch('host', args)).stdout), expected);
-  assert.equal(nodeStarts(), before + 4, 'and once again without it (one record per command: the last plan)');
+  assert.equal(nodeStarts(), before + 4, 'and once again without it (one plan file per command: the last plan)');
 });
 
 test('a replayed host has its exit code, its arguments and the signal dispositions it has started alone', { skip: POSIX }, async () => {
   const plain = await runCommand(path.join(binDir, 'sh-host'), ['x'], { cwd: dir, env: env() });
-  await launch('sh-host', ['x']); // recorded
+  await launch('sh-host', ['x']); // planned
   const before = nodeStarts();
   const replayed = await launch('sh-host', ['x']);
   assert.equal(nodeStarts(), before, 'replayed');
@@ -183,21 +184,21 @@ test('a plans folder or a plan file that is a link is never replayed: such start
   assert.equal(nodeStarts(), before + 1, 'a plan file that is a link went through Node');
 });
 
-test('a record it cannot trust is not replayed, and a Node that is gone is replaced by the one on PATH', { skip: POSIX }, async () => {
+test('a plan file it cannot trust is not replayed, and a Node that is gone is replaced by the one on PATH', { skip: POSIX }, async () => {
   await launch('host', []);
-  const record = path.join(cache, `run-${Buffer.from('host').toString('hex')}.json`);
-  const good = fs.readFileSync(record, 'utf8');
+  const planFile = path.join(cache, `run-${Buffer.from('host').toString('hex')}.json`);
+  const good = fs.readFileSync(planFile, 'utf8');
   let before = nodeStarts();
-  fs.chmodSync(record, 0o666); // writable by others
+  fs.chmodSync(planFile, 0o666); // writable by others
   assert.equal((await launch('host', [])).code, 0);
-  assert.equal(nodeStarts(), before + 1, 'a record others can write goes through Node');
+  assert.equal(nodeStarts(), before + 1, 'a plan file others can write goes through Node');
   before = nodeStarts();
-  fs.writeFileSync(record, good.replace(`"v":${CONTRACT.version}`, `"v":${CONTRACT.version},"set":`));
+  fs.writeFileSync(planFile, good.replace(`"v":${CONTRACT.version}`, `"v":${CONTRACT.version},"set":`));
   const damaged = await launch('host', []);
   assert.equal(damaged.code, 0, show(damaged));
-  assert.equal(nodeStarts(), before + 1, 'a damaged record goes through Node');
+  assert.equal(nodeStarts(), before + 1, 'a damaged plan file goes through Node');
   // The Node setup named is gone: the launcher starts the `node` on PATH, and the host still gets the fix.
-  fs.rmSync(record);
+  fs.rmSync(planFile);
   const gone = await launch('host', [], { node: path.join(dir, 'no-such-node') });
   assert.equal(gone.code, 0, show(gone));
   assert.ok(JSON.parse(gone.stdout).NODE_OPTIONS.includes('register.cjs'), show(gone));
