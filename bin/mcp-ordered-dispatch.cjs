@@ -13,8 +13,10 @@ const COMMANDS = {
     optionsFirst: true,
     options: {
       report: {},
-      // The native launcher's hand-over (crates/launcher): record the plan into FILE (lib/run/record.cjs).
+      // The native launcher's hand-over (crates/launcher): write the plan into FILE (lib/run/plan-file.cjs),
+      // and with --plan-only only that, leaving the start to the launcher.
       'plan-record': { value: 'FILE', internal: true },
+      'plan-only': { internal: true },
     },
     text: `Run COMMAND (a host: Claude Code, opencode, a Node or Bun script,
 deno run) with the fix applied, and the MCP servers it starts; the
@@ -158,14 +160,14 @@ function sayReportFile(file) {
 }
 
 /**
- * `run [--report] [--] COMMAND...`. The native launcher hands a start over
- * with `--plan-record=FILE` and what it saw of the start in PLAN_SEEN: the
- * plan is recorded for it (lib/run/record.cjs).
+ * `run [--report] [--] COMMAND...`. The native launcher asks for a plan
+ * file with `--plan-record=FILE --plan-only` and what it saw of the start in
+ * PLAN_SEEN (taken out here, so no host ever gets it): lib/run/plan-file.cjs.
  */
 async function runCommand({ options, positional }) {
   // Loads only lib/run/ (and lib/discover/compiled.cjs; with --report, lib/report/): the launcher is on the host's start path.
-  const seen = takeVariable(require('../lib/run/record.cjs').PLAN_SEEN);
-  const record = options['plan-record'] === undefined || seen === undefined ? undefined : { file: options['plan-record'], seen };
+  const seen = takeVariable(require('../lib/run/plan-file.cjs').PLAN_SEEN);
+  const record = options['plan-record'] === undefined ? undefined : { file: options['plan-record'], seen, only: options['plan-only'] === true };
   let env = process.env;
   if (options.report) {
     const report = require('../lib/report/index.cjs');

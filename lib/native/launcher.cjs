@@ -7,16 +7,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const platform = require('./platform.cjs');
-
-/** Whether `file` is a file this user can start. */
-function startable(file) {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
+const { canStart } = require('./can-start.cjs');
 
 /** The native launcher's absolute path for this platform, or undefined when neither place has one. */
 function nativeLauncher(abi = platform.platformArchABI()) {
@@ -32,7 +23,7 @@ function nativeLauncher(abi = platform.platformArchABI()) {
   const local = platform.localLauncherPath(abi);
   const inClone = root !== undefined && fs.existsSync(path.join(root, 'Cargo.toml'));
   const candidates = inClone ? [local, fromPackage()] : [fromPackage(), local];
-  return candidates.find((file) => file !== undefined && startable(file));
+  return candidates.find((file) => file !== undefined && canStart(file));
 }
 
 module.exports = { nativeLauncher };

@@ -14,11 +14,19 @@
 // the user's environment. A preload the user already set stays, before ours.
 
 const fs = require('node:fs');
-const { plan, startsByExec } = require('./plan.cjs');
+const { plan, isBatchFile } = require('./plan.cjs');
+const { canStart } = require('../native/can-start.cjs');
 
 const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 // Signals Node ignores: an ignored disposition survives execve(), a caught one is reset to the default.
 const IGNORED_BY_NODE = ['SIGPIPE', 'SIGXFSZ'];
+// Node 22 and 24 end the process when process.execve() fails (a file held open for writing, ETXTBSY, which no check
+// can foresee); from Node 26 it throws.
+const EXECVE_THROWS = Number(process.versions.node.split('.')[0]) >= 26;
+/** `run --plan-only`'s exit code when it wrote no plan file (the native launcher then hands the start to `run`). */
+const NO_PLAN_WRITTEN = 3;
+/** What a failed start's cause is called, as a shell says it (Node 20 has no util.getSystemErrorMessage()). */
+const CAUSES = { EACCES: 'Permission denied', ETXTBSY: 'Text file busy', ENOEXEC: 'Exec format error', ENOENT: 'No such file or directory' };
 
 /** One line on stderr, written to the file descriptor (no stream is made: nothing about fd 2 changes before the command gets it). */
 function say(line) {
@@ -31,28 +39,35 @@ function say(line) {
  * command: its exit code, signals, stdio and TTY are the command's own, with
  * nothing in between. Elsewhere the command is a child with stdio
  * inherited; resolves with what the launcher should exit with: { code } or
- * { signal }. `record` ({ file, seen }): the native launcher's request to
- * record the plan (lib/run/record.cjs).
+ * { signal }. `record` ({ file, seen, only }): the native launcher's request
+ * for the plan file (lib/run/plan-file.cjs); with `only`, the plan is all it
+ * asks for, and nothing is started.
  */
 function run(argv, { env = process.env, cwd = process.cwd(), exec = typeof process.execve === 'function' && process.platform !== 'win32', record } = {}) {
   const args = argv[0] === '--' ? argv.slice(1) : argv;
   if (args.length === 0) throw new Error('run needs a command: mcp-ordered-dispatch run -- COMMAND [ARGS...]');
   const planned = plan(args[0], args.slice(1), { env, cwd });
   const { command, commandArgs, childEnv, notice, file, compiled } = planned;
-  // For the native launcher that handed this start over: the plan, for its next starts.
-  if (record !== undefined) require('./record.cjs').recordPlan(record.file, planned, { seen: record.seen, env, command: args[0], args: args.slice(1) }, say);
+  if (record !== undefined) {
+    const options = { seen: record.seen, env, command: args[0], args: args.slice(1), cwd };
+    const written = record.seen !== undefined && record.file !== undefined && require('./plan-file.cjs').writePlanFile(record.file, planned, options, say);
+    if (record.only) return Promise.resolve({ code: written ? 0 : NO_PLAN_WRITTEN });
+  }
   if (notice !== undefined) say(notice);
-  if (exec && cwd === process.cwd() && file !== undefined && startsByExec(file, compiled)) {
-    for (const signal of IGNORED_BY_NODE) process.on(signal, () => {});
-    try {
-      process.execve(file, [command, ...commandArgs], childEnv);
-    } catch {
-      // Not replaced: started as a child below, which reports why.
-    }
+  if (exec && cwd === process.cwd() && file !== undefined && canStart(file, { byExec: true, native: compiled !== undefined })) {
+    const error = execInPlace(file, [command, ...commandArgs], childEnv);
+    if (error !== undefined) return Promise.resolve(cannotStart(args[0], file, error));
   }
   return new Promise((resolve) => {
-    // Required here: loading node:child_process costs the launcher a few ms, and execve() needs none of it.
-    const child = require('node:child_process').spawn(...spawnArgs(command, commandArgs, file), { stdio: 'inherit', env: childEnv, cwd, windowsVerbatimArguments: batchFile(file) });
+    let child;
+    try {
+      // Required here: loading node:child_process costs the launcher a few ms, and execve() needs none of it.
+      child = require('node:child_process').spawn(...spawnArgs(command, commandArgs, file), { stdio: 'inherit', env: childEnv, cwd, windowsVerbatimArguments: isBatchFile(file) });
+    } catch (error) {
+      // Some failures (ETXTBSY) are thrown, not emitted.
+      resolve(cannotStart(args[0], file, error));
+      return;
+    }
     // A terminal's Ctrl-C and hang-up go to its whole foreground process
     // group, the child included: forwarded then, they would arrive twice.
     // With a terminal on stdin they are left to the terminal; SIGTERM (and
@@ -70,24 +85,47 @@ function run(argv, { env = process.env, cwd = process.cwd(), exec = typeof proce
       for (const [signal, handler] of handlers) process.removeListener(signal, handler);
       resolve(result);
     };
-    child.once('error', (error) => {
-      // Not started (ENOENT, EACCES): as a shell says it, with its exit codes.
-      const code = error.code === 'ENOENT' ? 127 : 126;
-      say(`${args[0]}: ${error.code === 'ENOENT' ? 'command not found' : error.message}`);
-      done({ code });
-    });
+    child.once('error', (error) => done(cannotStart(args[0], file, error)));
     child.once('exit', (code, signal) => done(signal ? { signal } : { code }));
   });
 }
 
-/** Whether `file` is a Windows batch file (one that is not npm's shim, which plan() reads through), which only cmd.exe runs. */
-function batchFile(file) {
-  return process.platform === 'win32' && file !== undefined && /\.(cmd|bat)$/i.test(file);
+/**
+ * Become `file` with `argv` and `env` (execve), or return why it could not
+ * start; undefined where it is left to a child instead. Where a failed
+ * process.execve() would end the process (Node 22, 24), the native launcher
+ * becomes it (`--exec`), and ends as a shell does when it cannot.
+ */
+function execInPlace(file, argv, env) {
+  for (const signal of IGNORED_BY_NODE) process.on(signal, () => {});
+  if (EXECVE_THROWS) {
+    try {
+      process.execve(file, argv, env);
+    } catch (error) {
+      return error;
+    }
+  }
+  const native = require('../native/launcher.cjs').nativeLauncher();
+  if (native === undefined) return undefined;
+  process.execve(native, [native, `--exec=${file}`, '--', ...argv], env);
+  return undefined;
+}
+
+/**
+ * The one place a command that could not be started ends `run`, as a shell
+ * ends: one line naming the cause, and 127 when there is no such file (not
+ * found on PATH: `file` undefined), else 126.
+ */
+function cannotStart(name, file, error) {
+  const missing = error.code === 'ENOENT';
+  const cause = missing && file === undefined ? 'command not found' : CAUSES[error.code] ?? require('node:util').getSystemErrorMessage?.(error.errno) ?? error.code ?? String(error);
+  say(`${name}: ${cause}`);
+  return { code: missing ? 127 : 126 };
 }
 
 /** spawn()'s command and arguments: a batch file through cmd.exe, each argument quoted as cmd.exe reads it. */
 function spawnArgs(command, commandArgs, file) {
-  if (!batchFile(file)) return [command, commandArgs];
+  if (!isBatchFile(file)) return [command, commandArgs];
   const quoted = [file, ...commandArgs].map((arg) => `"${String(arg).replace(/"/g, '""')}"`).join(' ');
   return [process.env.ComSpec ?? 'cmd.exe', ['/d', '/s', '/c', `"${quoted}"`]];
 }

@@ -16,8 +16,8 @@ const { FIX } = require('../warnings/warnings.cjs');
 const marker = require('../rule/marker.cjs');
 const waysIn = require('../rule/ways-in.cjs');
 const { shimTarget } = require('./shims.cjs');
+const { canStart, shebangWordsOf } = require('../native/can-start.cjs');
 
-const WINDOWS = process.platform === 'win32';
 /** Deno's subcommands that run a module (and take --preload), and its flags that grant every permission. */
 const DENO_RUNNERS = new Set(['run', 'serve', 'test', 'bench']);
 const DENO_ALL = new Set(['-A', '--allow-all']);
@@ -52,43 +52,32 @@ function registerEntry() {
 }
 
 /**
- * `command` as a shell would find it: a path as given, else the first
- * executable of that name on PATH. On Windows with PATHEXT's extensions, and
- * the name as it is only when it has an extension of its own (as cmd.exe and
- * PowerShell do: npm's extensionless `sh` shim beside `NAME.cmd` is not run).
+ * `command` as a shell would find it on `platform`: a path as given, else the
+ * first file of that name on PATH that can start. On Windows with PATHEXT's
+ * extensions, and the name as it is only when it has an extension of its own
+ * (as cmd.exe and PowerShell do: npm's extensionless `sh` shim beside
+ * `NAME.cmd` is not run). The native launcher's is `resolve` in
+ * crates/launcher/src/resolve.rs; test/run/resolver-cases.json holds the
+ * cases both are tested against.
  */
-function resolveCommand(command, env, cwd) {
-  if (command.includes('/') || (WINDOWS && command.includes('\\'))) return path.resolve(cwd, command);
+function resolveCommand(command, env, cwd, platform = process.platform) {
+  const windows = platform === 'win32';
+  if (command.includes('/') || (windows && command.includes('\\'))) return path.resolve(cwd, command);
   const pathext = (env.PATHEXT ?? '.EXE;.CMD;.BAT;.COM').split(';').filter((e) => e !== '').map((e) => e.toLowerCase());
-  const exts = !WINDOWS ? [''] : path.extname(command) === '' ? pathext : ['', ...pathext];
-  for (const dir of (env.PATH ?? env.Path ?? '').split(path.delimiter)) {
+  const exts = !windows ? [''] : path.extname(command) === '' ? pathext : ['', ...pathext];
+  for (const dir of (env.PATH ?? env.Path ?? '').split(windows ? ';' : ':')) {
     if (dir === '') continue;
     for (const ext of exts) {
       const file = path.resolve(cwd, dir, command + ext);
-      try {
-        const stat = fs.statSync(file);
-        if (stat.isFile() && (WINDOWS || (stat.mode & 0o111) !== 0)) return file;
-      } catch {
-        // Not there.
-      }
+      if (canStart(file, { platform })) return file;
     }
   }
   return undefined;
 }
 
-/** A script's `#!` line as its words (the interpreter first), or undefined. */
-function shebangWordsOf(file) {
-  let fd;
-  try {
-    fd = fs.openSync(file, 'r');
-    const head = Buffer.alloc(512);
-    const text = head.subarray(0, fs.readSync(fd, head, 0, head.length, 0)).toString('utf8');
-    return text.startsWith('#!') ? text.slice(2).split(/\r?\n/)[0].trim().split(/\s+/) : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
+/** Whether `file` is a Windows batch file (one that is not npm's shim, which plan() reads through), which only cmd.exe runs. */
+function isBatchFile(file, platform = process.platform) {
+  return platform === 'win32' && file !== undefined && /\.(cmd|bat)$/i.test(file);
 }
 
 /** A script's `#!` line as [interpreter, ...args], read through `env [-S] [NAME=value...]`, or undefined. */
@@ -98,24 +87,6 @@ function shebangOf(file) {
   let i = 1;
   while (i < words.length && (words[i].startsWith('-') || words[i].includes('='))) i++;
   return words.slice(i);
-}
-
-/**
- * Whether execve() of `file` will start it (a failed process.execve() ends
- * the process): executable by us, and a native executable, or a script
- * whose `#!` interpreter is an executable file.
- */
-function startsByExec(file, compiled) {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    if (compiled !== undefined) return true;
-    const interpreter = shebangWordsOf(file)?.[0];
-    if (interpreter === undefined) return false;
-    fs.accessSync(interpreter, fs.constants.X_OK);
-    return fs.statSync(interpreter).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /** The runtime a program name names: 'node', 'bun', 'deno', or undefined. */
@@ -188,7 +159,8 @@ function commandOf(command, env, cwd) {
  * What to run for `command args` from `cwd` with `env`: { command,
  * commandArgs, childEnv, file (resolved: nothing resolves it again;
  * undefined when not found), compiled (its kind, when a compiled
- * executable), notice (one line for stderr, or undefined) }.
+ * executable), notice (one line for stderr, or undefined), cwdUsed
+ * (whether the plan depends on the working directory beyond finding the file) }.
  */
 function plan(command, args, { env = process.env, cwd = process.cwd() } = {}) {
   const found = commandOf(command, env, cwd);
@@ -217,9 +189,9 @@ function plan(command, args, { env = process.env, cwd = process.cwd() } = {}) {
     // `deno ...`, or `#!/usr/bin/env -S deno run ...` run as the kernel would, with ours inserted.
     const denoArgv = interpreter === undefined ? base.commandArgs : [...interpreter.slice(1), file, ...args];
     const { args: withPreload, notice } = denoArgs(denoArgv, register, cwd);
-    return { ...base, command: interpreter === undefined ? found.command : interpreter[0], file: interpreter === undefined ? file : undefined, commandArgs: withPreload, childEnv, notice };
+    return { ...base, command: interpreter === undefined ? found.command : interpreter[0], file: interpreter === undefined ? file : undefined, commandArgs: withPreload, childEnv, notice, cwdUsed: true };
   }
-  return { ...base, childEnv, notice: undefined };
+  return { ...base, childEnv, notice: undefined, cwdUsed: chained !== undefined };
 }
 
-module.exports = { plan, registerEntry, resolveCommand, shebangOf, exportTarget, startsByExec };
+module.exports = { plan, registerEntry, resolveCommand, isBatchFile };

@@ -1,11 +1,12 @@
 // The native launcher (crates/launcher), what setup's shell functions start
-// a host with: the first start of a host goes through the Node launcher
-// (`run`), which makes the plan and records it; the next starts replay the
-// record with no Node start, and give the host exactly what `run` gives it
-// (argv, environment, exit code, signal dispositions). What changes the plan
-// (the host's file rewritten, a carrier of the user's) sends the start
-// through Node again. Node starts are counted by a wrapper that the
-// launcher is told is Node.
+// a host with: the first start of a host asks `run` for the plan, which
+// writes it in a plan file; every start replays it (the next with no Node
+// start) and gives the host what `run` gives it (environment, exit code),
+// and more: its own argument and variable bytes, every signal disposition
+// the shell gave. What changes the plan (the host's file rewritten, a
+// carrier of the user's) asks `run` again. The plan files it cannot trust
+// are never replayed, and what a replay could not reproduce goes through
+// `run`. Node starts are counted by a wrapper that the launcher is told is Node.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -19,7 +20,8 @@ const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'mcp-ordered-dispatch.cjs');
 const { nativeLauncher } = require('../../lib/native/launcher.cjs');
-const { recordOf } = require('../../lib/run/record.cjs');
+const { planFileOf } = require('../../lib/run/plan-file.cjs');
+const CONTRACT = require('../../lib/run/launcher-contract.json');
 const { plan } = require('../../lib/run/plan.cjs');
 // The hosts here are shell scripts: these run on Linux and macOS (.ci/run, the release's test
 // jobs); on Windows they skip, and the launcher's Windows paths are untested (docs/run.md).
@@ -70,7 +72,7 @@ test('the native launcher is built for this platform', () => {
   assert.ok(nativeLauncher() !== undefined, 'npm install (scripts/build.cjs) builds crates/launcher into the package root');
 });
 
-test('the first start goes through run and records the plan; the next replay it with no Node start, giving the host what run gives it', { skip: POSIX }, async () => {
+test('the first start asks run for the plan; the next replay it with no Node start, giving the host what run gives it', { skip: POSIX }, async () => {
   const args = ['a', 'b c', '--flag'];
   const viaRun = await runCommand(process.execPath, [BIN, 'run', '--', 'host', ...args], { cwd: dir, env: env() });
   assert.equal(viaRun.code, 0, show(viaRun));
@@ -82,8 +84,8 @@ test('the first start goes through run and records the plan; the next replay it 
   assert.equal(first.code, 0, show(first));
   assert.deepEqual(JSON.parse(first.stdout), expected);
   assert.equal(nodeStarts(), before + 1, 'the first start went through the Node launcher');
-  const records = fs.readdirSync(cache).filter((f) => f.startsWith('run-'));
-  assert.deepEqual(records, [`run-${Buffer.from('host').toString('hex')}.json`]);
+  const planFiles = fs.readdirSync(cache).filter((f) => f.startsWith('run-'));
+  assert.deepEqual(planFiles, [`run-${Buffer.from('host').toString('hex')}.json`]);
 
   for (let i = 0; i < 3; i++) {
     const again = await launch('host', args);
@@ -107,12 +109,12 @@ test('the first start goes through run and records the plan; the next replay it 
   assert.deepEqual(JSON.parse((await launch('host', args, { extra: mine })).stdout), viaRunMine);
   assert.equal(nodeStarts(), before + 3, 'planned once for the new variable, then replayed');
   assert.deepEqual(JSON.parse((await launch('host', args)).stdout), expected);
-  assert.equal(nodeStarts(), before + 4, 'and once again without it (one record per command: the last plan)');
+  assert.equal(nodeStarts(), before + 4, 'and once again without it (one plan file per command: the last plan)');
 });
 
 test('a replayed host has its exit code, its arguments and the signal dispositions it has started alone', { skip: POSIX }, async () => {
   const plain = await runCommand(path.join(binDir, 'sh-host'), ['x'], { cwd: dir, env: env() });
-  await launch('sh-host', ['x']); // recorded
+  await launch('sh-host', ['x']); // planned
   const before = nodeStarts();
   const replayed = await launch('sh-host', ['x']);
   assert.equal(nodeStarts(), before, 'replayed');
@@ -131,47 +133,105 @@ test('a replayed host has its exit code, its arguments and the signal dispositio
   assert.equal(sig(trapped.stdout), sig(alone.stdout), 'the same dispositions as the host started alone');
 });
 
-test('a record it cannot trust is not replayed, and a Node that is gone is replaced by the one on PATH', { skip: POSIX }, async () => {
+test('an argument and a variable that are not UTF-8 reach the host byte for byte, on its first start and the next', { skip: POSIX }, async () => {
+  fs.writeFileSync(path.join(binDir, 'bytes-host'), '#!/bin/sh\nprintf "%s" "$1" | od -An -tx1\nprintf "%s" "$MCP_OD_BYTES" | od -An -tx1\n', { mode: 0o755 });
+  // Node cannot spawn bytes that are not UTF-8: a shell makes them.
+  const script = 'b=$(printf "\\377\\376"); MCP_OD_BYTES="$b" exec "$0" "$@" "$b"';
+  const start = () => runCommand('sh', ['-c', script, nativeLauncher(), `--node=${countingNode}`, `--cli=${BIN}`, `--records=${cache}`, '--', 'bytes-host'], { cwd: dir, env: env() });
+  for (const [label, starts] of [['the first start (planned by run)', 1], ['a replay', 0]]) {
+    const before = nodeStarts();
+    const r = await start();
+    assert.equal(r.code, 0, show(r));
+    assert.deepEqual(r.stdout.trim().split(/\s+/), ['ff', 'fe', 'ff', 'fe'], `${label}: ${show(r)}`);
+    assert.equal(nodeStarts(), before + starts, label);
+  }
+});
+
+test("a signal the shell ignores stays ignored in the host, SIGPIPE included (`trap '' PIPE`), on its first start and the next", { skip: POSIX }, async () => {
+  fs.copyFileSync(path.join(binDir, 'sh-host'), path.join(binDir, 'pipe-host'));
+  const underTrap = (argv) => runCommand('sh', ['-c', 'trap "" PIPE; exec "$@"', 'sh', ...argv], { cwd: dir, env: env() });
+  const sig = (out) => out.split('\n').find((l) => l.startsWith('signals ')) ?? assert.fail(`no signal masks: ${out}`);
+  const alone = sig((await underTrap([path.join(binDir, 'pipe-host')])).stdout);
+  assert.doesNotMatch(alone, /^signals 0+ /, 'the shell ignores SIGPIPE for it');
+  for (const [label, starts] of [['the first start', 1], ['a replay', 0]]) {
+    const before = nodeStarts();
+    const r = await underTrap([nativeLauncher(), `--node=${countingNode}`, `--cli=${BIN}`, `--records=${cache}`, '--', 'pipe-host']);
+    assert.equal(sig(r.stdout), alone, `${label}: ${show(r)}`);
+    assert.equal(nodeStarts(), before + starts, label);
+  }
+});
+
+test('a plans folder or a plan file that is a link is never replayed: such starts go through Node, with the fix', { skip: POSIX }, async () => {
+  const real = path.join(dir, 'real-plans');
+  const link = path.join(dir, 'linked-plans');
+  fs.mkdirSync(real, { mode: 0o700 });
+  fs.symlinkSync(real, link);
+  const viaLink = () => runCommand(nativeLauncher(), [`--node=${countingNode}`, `--cli=${BIN}`, `--records=${link}`, '--', 'host'], { cwd: dir, env: env({ MCP_ORDERED_DISPATCH_CACHE_DIR: link }) });
+  for (let i = 0; i < 2; i++) {
+    const before = nodeStarts();
+    const r = await viaLink();
+    assert.equal(r.code, 0, show(r));
+    assert.ok(JSON.parse(r.stdout).NODE_OPTIONS.includes('register.cjs'), show(r));
+    assert.ok(nodeStarts() > before, `start ${i + 1} through a linked folder went through Node`);
+  }
   await launch('host', []);
-  const record = path.join(cache, `run-${Buffer.from('host').toString('hex')}.json`);
-  const good = fs.readFileSync(record, 'utf8');
-  let before = nodeStarts();
-  fs.chmodSync(record, 0o666); // writable by others
+  const plan = path.join(cache, `run-${Buffer.from('host').toString('hex')}.json`);
+  const elsewhere = path.join(real, 'elsewhere.json');
+  fs.renameSync(plan, elsewhere);
+  fs.symlinkSync(elsewhere, plan);
+  const before = nodeStarts();
   assert.equal((await launch('host', [])).code, 0);
-  assert.equal(nodeStarts(), before + 1, 'a record others can write goes through Node');
+  assert.equal(nodeStarts(), before + 1, 'a plan file that is a link went through Node');
+});
+
+test('a plan file it cannot trust is not replayed, and a Node that is gone is replaced by the one on PATH', { skip: POSIX }, async () => {
+  await launch('host', []);
+  const planFile = path.join(cache, `run-${Buffer.from('host').toString('hex')}.json`);
+  const good = fs.readFileSync(planFile, 'utf8');
+  let before = nodeStarts();
+  fs.chmodSync(planFile, 0o666); // writable by others
+  assert.equal((await launch('host', [])).code, 0);
+  assert.equal(nodeStarts(), before + 1, 'a plan file others can write goes through Node');
   before = nodeStarts();
-  fs.writeFileSync(record, good.replace('"v":1', '"v":1,"set":'));
+  fs.writeFileSync(planFile, good.replace(`"v":${CONTRACT.version}`, `"v":${CONTRACT.version},"set":`));
   const damaged = await launch('host', []);
   assert.equal(damaged.code, 0, show(damaged));
-  assert.equal(nodeStarts(), before + 1, 'a damaged record goes through Node');
+  assert.equal(nodeStarts(), before + 1, 'a damaged plan file goes through Node');
   // The Node setup named is gone: the launcher starts the `node` on PATH, and the host still gets the fix.
-  fs.rmSync(record);
+  fs.rmSync(planFile);
   const gone = await launch('host', [], { node: path.join(dir, 'no-such-node') });
   assert.equal(gone.code, 0, show(gone));
   assert.ok(JSON.parse(gone.stdout).NODE_OPTIONS.includes('register.cjs'), show(gone));
 });
 
-test("the native launcher's list of the plan's variables is the rule's carriers and marker (else it refuses every record)", () => {
+test("the launcher contract's variables are the rule's carriers and marker: what a plan reads and a replay may set", () => {
   const { CARRIERS, MARKER } = require('../../lib/rule/marker.cjs');
-  const text = fs.readFileSync(path.join(ROOT, 'crates', 'launcher', 'src', 'lib.rs'), 'utf8');
-  const list = /pub const PLAN_INPUTS: \[&str; \d+\] = \[([^\]]*)\]/.exec(text)?.[1] ?? assert.fail('crates/launcher/src/lib.rs has no PLAN_INPUTS');
-  assert.deepEqual([...list.matchAll(/"([^"]+)"/g)].map((m) => m[1]).sort(), [...CARRIERS, MARKER].sort());
+  assert.deepEqual([...CONTRACT.planReads].sort(), [...CARRIERS, MARKER].sort());
+  assert.deepEqual([...CONTRACT.replayMaySet].sort(), [...CARRIERS, MARKER].sort());
 });
 
-test('what a replay could not reproduce is never recorded', () => {
+test('what a replay could not reproduce is never replayed, and a key that does not cover what the plan read is refused', () => {
   const cwd = dir;
   const at = (command, args, e = env()) => ({ planned: plan(command, args, { env: e, cwd }), env: e, command, args });
-  const seenOf = (file, vars = { NODE_OPTIONS: null }) => JSON.stringify({ v: 1, command: 'host', file, env: vars });
+  const every = Object.fromEntries(CONTRACT.planReads.map((name) => [name, null]));
+  const seenOf = (file, vars = every) => JSON.stringify({ v: CONTRACT.version, command: 'host', file, env: vars });
   const { planned, env: e, args } = at('host', ['x']);
-  const options = { env: e, command: 'host', args };
-  if (process.platform !== 'win32') assert.ok(recordOf(planned, { ...options, seen: seenOf(planned.file) }) !== undefined, 'a plain host is recorded');
-  assert.equal(recordOf(planned, { ...options, seen: seenOf('/elsewhere/host') }), undefined, 'another file than the one the native launcher saw');
-  assert.equal(recordOf(planned, { ...options, seen: seenOf(planned.file, { NODE_OPTIONS: '--other' }) }), undefined, 'a variable seen otherwise than the plan read it');
-  assert.equal(recordOf(planned, { ...options, command: 'other', seen: seenOf(planned.file) }), undefined, 'another command');
-  assert.equal(recordOf(planned, { ...options, seen: 'not json' }), undefined);
+  const options = { env: e, command: 'host', args, cwd };
+  const replayed = (seen, o = options, p = planned) => planFileOf(p, { ...o, seen })?.replay;
+  if (process.platform !== 'win32') assert.equal(replayed(seenOf(planned.file)), true, 'a plain host is replayed');
+  assert.equal(planFileOf(planned, { ...options, seen: seenOf(planned.file) })?.cwd, null, 'the working directory is no part of its key');
+  assert.equal(replayed(seenOf('/elsewhere/host')), undefined, 'another file than the one the native launcher saw');
+  assert.equal(replayed(seenOf(planned.file, { ...every, NODE_OPTIONS: '--other' })), undefined, 'a variable seen otherwise than the plan read it');
+  assert.equal(replayed(seenOf(planned.file, {})), undefined, 'a key that covers none of the variables the plan read');
+  const { MCP_ORDERED_DISPATCH_RUN: _, ...fewer } = every;
+  assert.equal(replayed(seenOf(planned.file, fewer)), undefined, 'a key that covers some of them');
+  assert.equal(replayed(seenOf(planned.file, { ...every, OTHER: null })), undefined, 'a key with a variable the plan does not read');
+  assert.equal(replayed(seenOf(planned.file), { ...options, command: 'other' }), undefined, 'another command');
+  assert.equal(replayed('not json'), undefined);
   const withPreload = env({ BUN_INSPECT_PRELOAD: path.join(dir, 'mine.mjs') });
   const chained = at('host', ['x'], withPreload);
-  assert.equal(recordOf(chained.planned, { env: withPreload, command: 'host', args: ['x'], seen: seenOf(chained.planned.file, {}) }), undefined, 'a preload chained to the user\'s');
+  const seenChained = seenOf(chained.planned.file, { ...every, BUN_INSPECT_PRELOAD: withPreload.BUN_INSPECT_PRELOAD });
+  assert.equal(replayed(seenChained, { ...options, env: withPreload }, chained.planned), false, "a preload chained to the user's: through run");
   const moved = { ...planned, commandArgs: ['--preload', 'x', 'x'] };
-  assert.equal(recordOf(moved, { ...options, seen: seenOf(planned.file) }), undefined, 'arguments inserted (deno)');
+  assert.equal(replayed(seenOf(planned.file), options, moved), false, 'arguments inserted (deno): through run');
 });

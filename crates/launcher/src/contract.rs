@@ -1,0 +1,42 @@
+//! The contract between the native launcher and `run`: lib/run/launcher-contract.json,
+//! which lib/run/plan-file.cjs requires and this reads at its first use.
+
+use std::sync::OnceLock;
+
+/// lib/run/launcher-contract.json, as text.
+const TEXT: &str = include_str!("../../../lib/run/launcher-contract.json");
+
+/// What the native launcher and `run` agree on (the JSON file says what each field is).
+#[derive(Debug)]
+pub struct Contract {
+    pub version: u64,
+    pub plan_reads: Vec<String>,
+    pub replay_may_set: Vec<String>,
+    pub seen_variable: String,
+    pub max_plan_bytes: u64,
+}
+
+/// The contract (read once).
+pub fn contract() -> &'static Contract {
+    static CONTRACT: OnceLock<Contract> = OnceLock::new();
+    CONTRACT.get_or_init(|| parse(TEXT).expect("lib/run/launcher-contract.json holds every field"))
+}
+
+fn parse(text: &str) -> Option<Contract> {
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    let names = |key: &str| -> Option<Vec<String>> {
+        value
+            .get(key)?
+            .as_array()?
+            .iter()
+            .map(|v| v.as_str().map(str::to_string))
+            .collect()
+    };
+    Some(Contract {
+        version: value.get("version")?.as_u64()?,
+        plan_reads: names("planReads")?,
+        replay_may_set: names("replayMaySet")?,
+        seen_variable: value.get("seenVariable")?.as_str()?.to_string(),
+        max_plan_bytes: value.get("maxPlanBytes")?.as_u64()?,
+    })
+}
