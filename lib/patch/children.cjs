@@ -1,10 +1,15 @@
 'use strict';
 // The per-child rule (lib/rule/children.cjs) applied where this process
-// starts children and threads: armed once, by fix-env.cjs, when this thread
-// has patched its first SDK class and taken the fix's variables out. Nothing
-// is read until a child starts; what a child's file is, is kept by path and
-// identity. A start this does not see (a spawn function captured before it
-// was armed) gets the environment it was given: the user's own, never ours.
+// starts children and threads. Under `run`, register arms it at start
+// (armAtStart(), from lib/register/hooks.cjs): until this thread patches an
+// SDK class, children get the environment as given, but for one nothing
+// reaches, which gets none of run's variables. When the thread has patched
+// its first SDK class and taken the variables out (fix-env.cjs,
+// armChildren()), children that do MCP work get them back, the others the
+// user's own, and Workers get the fix. Nothing is read until a child starts;
+// what a child's file is, is kept by path and identity. A start this does
+// not see (a spawn function captured before it was armed) gets the
+// environment it was given.
 //
 // Node: ChildProcess.prototype.spawn (spawn, exec, execFile, fork), the
 // sync forms, process.execve(), and worker_threads' Worker. Bun: Bun.spawn
@@ -20,8 +25,11 @@ const { childFix } = require('../rule/children.cjs');
 const REGISTER_MJS = path.join(__dirname, '..', '..', 'entries', 'register.mjs');
 const BUN = typeof globalThis.Bun === 'object' && globalThis.Bun !== null;
 
-// The marker's vars this thread took out.
+// The marker's vars: those of the environment (armed at start), then those this thread took out.
 let vars;
+// Whether this thread has patched an SDK class and taken run's variables out.
+let fixed = false;
+let spawnsArmed = false;
 let self;
 // > 0 while a patched stdio transport starts its server, with the fix it gave it.
 let serving = 0;
@@ -126,14 +134,16 @@ function marksFor(carriers) {
  * undefined to leave `env` as given. Any failure leaves it as given.
  */
 function envFor(command, args, env, cwd) {
-  if (serving > 0) return undefined;
+  if (serving > 0 || vars === undefined) return undefined;
   try {
-    const decision = childFix({ file: fileOf(command, env, cwd ?? process.cwd()), args, cwd: cwd ?? process.cwd() }, selfOf(), true, facts);
+    const decision = childFix({ file: fileOf(command, env, cwd ?? process.cwd()), args, cwd: cwd ?? process.cwd() }, selfOf(), fixed, facts);
     if (decision.fix === 'put-back') {
       debug('%s (%s): the fix put back for it', command, decision.reason);
       return marker.envWithMarked(env, marksFor(decision.carriers));
     }
-    // An environment copied before ours was taken out (Bun 1.3's Worker gives its children one): the user's own.
+    if (decision.fix === 'take-out') debug('%s (%s): none of run\'s variables for it', command, decision.reason);
+    else if (!fixed) return undefined; // a wrapper passes the environment on
+    // In a fixed thread, an environment copied before ours was taken out (Bun 1.3's Worker gives its children one): the user's own.
     if (env[marker.MARKER] === undefined) return undefined;
     const own = { ...env };
     marker.takeFixOut(own);
@@ -199,8 +209,8 @@ function wrapBunSpawn() {
       const options = Array.isArray(first) ? second : first;
       const cmd = Array.isArray(first) ? first : first?.cmd;
       if (!Array.isArray(cmd)) return original.apply(this, arguments);
-      // No env given: this thread's process.env, as documented (a Bun 1.3 Worker would give the one it was made with).
-      const env = envFor(cmd[0], cmd.slice(1), options?.env ?? process.env, options?.cwd) ?? (options?.env === undefined ? { ...process.env } : undefined);
+      // No env given, in a fixed thread: its process.env, as documented (a Bun 1.3 Worker would give the one it was made with).
+      const env = envFor(cmd[0], cmd.slice(1), options?.env ?? process.env, options?.cwd) ?? (fixed && options?.env === undefined ? { ...process.env } : undefined);
       if (env === undefined) return original.apply(this, arguments);
       return Array.isArray(first) ? original.call(this, first, { ...second, env }) : original.call(this, { ...first, env });
     };
@@ -243,17 +253,34 @@ function asServer(start) {
   }
 }
 
-/** Arm the rule for this thread, once: `taken` is the marker's vars fix-env.cjs took out. */
-function armChildren(taken) {
-  if (vars !== undefined || taken === undefined) return;
-  vars = taken;
-  for (const arm of [BUN ? wrapBunSpawn : wrapNodeChildProcess, wrapWorkers]) {
-    try {
-      arm();
-    } catch (error) {
-      debug('the per-child rule is not armed here (%s): children get the environment they are given', error?.message ?? error);
-    }
+function arm(wrap) {
+  try {
+    wrap();
+  } catch (error) {
+    debug('the per-child rule is not armed here (%s): children get the environment they are given', error?.message ?? error);
   }
 }
 
-module.exports = { armChildren, asServer };
+function armSpawns() {
+  if (spawnsArmed) return;
+  spawnsArmed = true;
+  arm(BUN ? wrapBunSpawn : wrapNodeChildProcess);
+}
+
+/** Under `run` (the marker in the environment), before any SDK class is patched: children nothing reaches get none of run's variables. */
+function armAtStart() {
+  if (vars !== undefined) return;
+  vars = marker.markerOf(process.env);
+  if (vars !== undefined) armSpawns();
+}
+
+/** The rule for a fixed thread, once: `taken` is the marker's vars fix-env.cjs took out. */
+function armChildren(taken) {
+  if (fixed || taken === undefined) return;
+  vars = taken;
+  fixed = true;
+  armSpawns();
+  arm(wrapWorkers);
+}
+
+module.exports = { armAtStart, armChildren, asServer };

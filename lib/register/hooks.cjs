@@ -38,6 +38,10 @@ function framingFromEnv(value = process.env.MCP_ORDERED_DISPATCH_FRAMING ?? '') 
 const framingMode = framingFromEnv();
 const framing = framingMode !== 'off';
 const stdioOptions = { offThread: framingMode === 'main-thread' ? false : undefined };
+// Under `run` (its marker, lib/rule/marker.cjs's MARKER, is in the environment):
+// the per-child rule from the start, so a child nothing reaches gets none of
+// run's variables even from a process that never loads the SDK (a wrapper).
+if (framing && process.env.MCP_ORDERED_DISPATCH_RUN !== undefined) require('../patch/children.cjs').armAtStart();
 
 // The class receiver (lib/patch/receiver.cjs), loaded with the first SDK module.
 let receiver;

@@ -12,6 +12,9 @@
 //   - a Node app that loads the SDK and starts a Bun-compiled host with a
 //     copy of its environment, as an Agent SDK app starts Claude Code.
 // Stock, each loses every notification (all arrive in the response's read).
+// And a wrapper with no SDK that starts a Node single executable application
+// (Copilot CLI's loader): the application and the command it runs see none
+// of `run`'s variables.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -138,4 +141,22 @@ test('a Node app that loads the SDK and starts a Bun-compiled host with a copy o
   const fixed = await go([BIN, 'run', '--', process.execPath, app, exe.file]);
   assert.equal(fixed.lost, 0, JSON.stringify(fixed));
   assert.equal(fixed.patched, true, JSON.stringify(fixed));
+});
+
+test('a wrapper with no SDK that starts a Node single executable application: it and the command it runs see none of run\'s variables', { skip: NOT_LINUX, timeout: 120_000 }, async () => {
+  const node24 = installedNode('24.22.3');
+  assert.ok(node24, 'Node 24 is installed (node scripts/node-lines.mjs)');
+  const build = path.join(dir, 'sea');
+  fs.mkdirSync(build);
+  const main = `const { execFileSync } = require('node:child_process');
+process.stdout.write(execFileSync('/bin/sh', ['-c', ${JSON.stringify(`printf '${CARRIERS_LINE}' ${CARRIERS_ARGS}`)}], { encoding: 'utf8' }));`;
+  fs.writeFileSync(path.join(build, 'main.cjs'), main);
+  fs.writeFileSync(path.join(build, 'sea-config.json'), JSON.stringify({ main: 'main.cjs', output: 'app.blob', disableExperimentalSEAWarning: true }));
+  execFileSync(node24, ['--experimental-sea-config', 'sea-config.json'], { cwd: build, stdio: 'pipe', timeout: 120_000 });
+  const exe = path.join(build, 'app');
+  fs.copyFileSync(node24, exe);
+  execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'postject', 'dist', 'cli.js'), exe, 'NODE_SEA_BLOB', path.join(build, 'app.blob'), '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'], { stdio: 'pipe', timeout: 120_000 });
+  const r = await runCommand(process.execPath, [BIN, 'run', '--', process.execPath, path.join(FIXTURES, 'sea-wrapper.cjs'), exe], { cwd: dir, env: userEnv(), timeout: 60_000 });
+  assert.equal(r.code, 0, show(r));
+  assert.equal(r.stdout, NONE, show(r));
 });
