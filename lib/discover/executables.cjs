@@ -52,6 +52,31 @@ function scanFile(fd, needles, limit) {
   return { found, scanned: position };
 }
 
+// The Protocol's markers, then the build-time global: the first alone in one
+// pass (most executables hold none: each needle costs a pass), then the rest.
+const [GATE, ...REST] = [...PROTOCOL_MARKERS, BUILT_GLOBAL].map((m) => Buffer.from(m, 'latin1'));
+
+/** What the first `limit` bytes of the file open at `fd` hold: { protocol (every Protocol marker), builtIn (the build-time global too), scanned }. */
+function markersIn(fd, limit) {
+  const first = scanFile(fd, [GATE], limit);
+  if (first.found.size === 0) return { protocol: false, builtIn: false, scanned: first.scanned };
+  const { found, scanned } = scanFile(fd, REST, limit);
+  return { protocol: REST.slice(0, -1).every((_, i) => found.has(i)), builtIn: found.has(REST.length - 1), scanned: first.scanned + scanned };
+}
+
+/** Whether the executable at `file` holds the SDK's Protocol (its markers, in its first GiB); undefined when unreadable. */
+function holdsProtocol(file) {
+  let fd;
+  try {
+    fd = fs.openSync(file, 'r');
+    return markersIn(fd, Math.min(fs.fstatSync(fd).size, MAX_FILE_BYTES)).protocol;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
 /**
  * The files a package directory names as executables: its package.json
  * `bin` entries and its bin/ directory's files: { files: [{ file, command
@@ -111,9 +136,6 @@ function findCompiledExecutables(base) {
     for (const file of files) add(file, { from: path.join(dir, 'package.json'), name, version });
   }
 
-  // One pass for the first marker alone (most executables hold none: each
-  // needle costs a pass), then one for the rest where it is found.
-  const [gate, ...rest] = [...PROTOCOL_MARKERS, BUILT_GLOBAL].map((m) => Buffer.from(m, 'latin1'));
   const head = Buffer.alloc(4);
   const executables = [];
   let budget = MAX_TOTAL_BYTES;
@@ -127,15 +149,11 @@ function findCompiledExecutables(base) {
       const size = fs.fstatSync(fd).size;
       const limit = Math.min(size, MAX_FILE_BYTES, budget);
       if (limit < size) truncated = true;
-      const first = scanFile(fd, [gate], limit);
-      budget -= first.scanned;
-      if (first.found.size === 0) continue;
-      const { found, scanned } = scanFile(fd, rest, limit);
+      const { protocol, builtIn, scanned } = markersIn(fd, limit);
       budget -= scanned;
-      // rest: the other Protocol markers, then BUILT_GLOBAL.
-      if (rest.slice(0, -1).every((_, i) => found.has(i))) {
+      if (protocol) {
         const { kind, blocksBunOptions } = compiledKindOf(real) ?? { kind: 'native' };
-        executables.push({ file, format, bytes: size, builtIn: found.has(rest.length - 1), kind, blocksBunOptions, command, from, name, version });
+        executables.push({ file, format, bytes: size, builtIn, kind, blocksBunOptions, command, from, name, version });
       }
     } catch {
       // Unreadable: not looked into.
@@ -150,4 +168,4 @@ function findCompiledExecutables(base) {
   return { executables, truncated };
 }
 
-module.exports = { findCompiledExecutables, executableFormatOf };
+module.exports = { findCompiledExecutables, executableFormatOf, holdsProtocol };

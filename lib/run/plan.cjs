@@ -173,7 +173,11 @@ function plan(command, args, { env = process.env, cwd = process.cwd() } = {}) {
   const way = waysIn.wayIn({ compiled, runtime, spacedPath: /\s/.test(register.file) });
   const base = { file, compiled, command: found.command, commandArgs: [...found.args, ...args] };
   if (way.bailOut === 'NODE_SEA') {
-    return { ...base, childEnv: env, notice: `${command} is a Node single executable application: nothing reaches the SDK inside it at run time, so it runs unchanged; ${FIX.BUILD_IT_IN}.` };
+    // Copilot CLI's MCP client is not this SDK: no advice about building it in.
+    const notice = require('../discover/executables.cjs').holdsProtocol(file) === false
+      ? `${command} is a Node single executable application with no MCP TypeScript SDK inside it, so the fix has nothing to change there; it runs unchanged.`
+      : `${command} is a Node single executable application: nothing reaches the SDK inside it at run time, so it runs unchanged; ${FIX.BUILD_IT_IN}.`;
+    return { ...base, childEnv: env, notice };
   }
   if (way.bailOut === 'NO_WAY_IN') {
     // One line, and the host as it is: no carrier set, for it or for what it starts.
