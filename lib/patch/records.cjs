@@ -31,7 +31,22 @@ function patchRecordOf(Class, key) {
  * method where the prototype had none of its own), once, and only while this
  * record is the one in place.
  */
+// Whether this thread has patched an SDK class (register's UNREACHED line asks).
+let patchedAny = false;
+
+/** Whether any SDK class was patched in this thread. */
+function anyPatched() {
+  return patchedAny;
+}
+
+/** With the report on, this thread writes its record though it patched nothing (its warnings say why: UNREACHED). */
+function reportUnpatched() {
+  const progress = require('../progress/tokens.cjs');
+  if (progress.reporting) progress.reportRecorder();
+}
+
 function replaceMethods(proto, key, methods, fields = {}) {
+  patchedAny = true;
   const saved = {};
   for (const name of Object.keys(methods)) saved[name] = Object.getOwnPropertyDescriptor(proto, name);
   for (const [name, value] of Object.entries(methods)) {
@@ -80,4 +95,4 @@ function warnUnsupported(error) {
   require('../warnings/warnings.cjs').warn('UNSUPPORTED', `${error.message} It runs unpatched.`);
 }
 
-module.exports = { UnsupportedSdkError, describeSource, patchRecordOf, replaceMethods, warnUnsupported };
+module.exports = { UnsupportedSdkError, describeSource, patchRecordOf, replaceMethods, warnUnsupported, anyPatched, reportUnpatched };

@@ -21,7 +21,7 @@ const { pathToFileURL } = require('node:url');
 /** The globals a redirected module's own text calls: its import.meta set right, its CommonJS body run. */
 const { META_GLOBAL, CJS_GLOBAL, EXPORTS_GLOBAL } = require('../shape/globals.cjs');
 const { BUN_PRAGMA, state, embeddedFormatOf, patchedClasses, definesSdkClass } = require('./bun-shared.cjs');
-const { sayUnreached } = require('./bun-unreached.cjs');
+const { sayUnreached, sayUnreachedLater } = require('./bun-unreached.cjs');
 const { readUnlessRecorded, noteRead, noteWalk, noteFacade, noteBytecode } = require('./bun-record.cjs');
 const bytecode = require('./bun-bytecode.cjs');
 
@@ -181,7 +181,10 @@ function checkEntry(main) {
   const holds = definesSdkClass(source, main, format);
   noteRead(main, source, holds ? format : undefined, known);
   if (!holds) return;
-  sayUnreached(`its entry module ${main} (Bun loads it through no hook)`);
+  // Said once it is known: Bun may still serve the entry through register's
+  // onLoad (it does, for Kilo's, under BUN_OPTIONS), which happens before any
+  // of its code runs.
+  sayUnreachedLater(`its entry module ${main} (Bun loads it through no hook)`);
 }
 
 module.exports = { createEmbeddedJob, checkEntry };

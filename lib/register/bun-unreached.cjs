@@ -7,12 +7,15 @@
 // hooked, so its first MCP connection cannot be seen; what can be seen comes
 // before it, and each is a check:
 //   - at start: the executable's entry module (Bun loads it through no hook)
-//     holds an SDK class (lib/register/bun-embedded.cjs's checkEntry);
+//     holds an SDK class (lib/register/bun-embedded.cjs's checkEntry): said
+//     once the entry is loaded (the next turn, or at exit), unless Bun
+//     served it, or another chunk, patched through register after all;
 //   - as a chunk is imported: one that holds an SDK class is left alone (a
 //     `@bun-cjs` chunk whose wrapper is not the one register knows);
 //   - at exit: an embedded module Bun loaded (require.cache lists ES modules
 //     and CommonJS alike) through no onResolve of register's holds one.
-// None is said once a redirected chunk was served patched.
+// None is said once a redirected chunk was served patched, or any SDK class
+// was patched.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -22,6 +25,8 @@ const { readUnlessRecorded, noteRead } = require('./bun-record.cjs');
 
 let said = false;
 let watching = false;
+// What sayUnreachedLater() was told, until it is said or found reached.
+let pending;
 
 /** `name version` of the package.json beside `exe` or one folder up (npm's `bin/` layout), or undefined. */
 function executableVersion(exe = process.execPath) {
@@ -36,14 +41,20 @@ function executableVersion(exe = process.execPath) {
   return undefined;
 }
 
+/** Whether register reached an SDK copy here: a chunk served patched, or any SDK class patched (an entry Bun served through register). */
+function reachedAny() {
+  return state.served.size > 0 || require('../patch/records.cjs').anyPatched();
+}
+
 /**
  * The one line: the SDK in this executable (`where`: the module holding it,
  * and why register cannot reach it) stays stock. Not said when register
  * patched an SDK chunk already, nor twice.
  */
 function sayUnreached(where) {
-  if (said || state.served.size > 0) return;
+  if (said || reachedAny()) return;
   said = true;
+  require('../patch/records.cjs').reportUnpatched();
   const { sayOnce, FIX } = require('../warnings/warnings.cjs');
   const version = executableVersion();
   sayOnce(
@@ -52,9 +63,22 @@ function sayUnreached(where) {
   );
 }
 
+/** sayUnreached(`where`) once the entry module is loaded: the next turn, or at exit if that comes first. */
+function sayUnreachedLater(where) {
+  pending = where;
+  const later = () => {
+    if (pending === undefined) return;
+    const what = pending;
+    pending = undefined;
+    sayUnreached(what);
+  };
+  setImmediate(later).unref?.();
+  watchExit(later);
+}
+
 /** At exit: an embedded module loaded through no hook of register's that holds an SDK class. */
 function checkLoaded() {
-  if (said || state.served.size > 0) return;
+  if (said || reachedAny()) return;
   for (const file of Object.keys(require.cache)) {
     if (!isBunEmbeddedPath(file) || state.embedded.has(file) || file === globalThis.Bun?.main) continue;
     const { known, source } = readUnlessRecorded(file);
@@ -68,17 +92,20 @@ function checkLoaded() {
   }
 }
 
-/** Look at exit (once per process). */
-function watchExit() {
+const atExit = [checkLoaded];
+
+/** Look at exit (once per process), running `first` before the check of what was loaded. */
+function watchExit(first) {
+  if (first !== undefined) atExit.unshift(first);
   if (watching) return;
   watching = true;
   process.once('exit', () => {
     try {
-      checkLoaded();
+      for (const check of atExit) check();
     } catch {
       // Nothing at exit may change how the process ends.
     }
   });
 }
 
-module.exports = { sayUnreached, watchExit, executableVersion };
+module.exports = { sayUnreached, sayUnreachedLater, watchExit, executableVersion };

@@ -1,0 +1,53 @@
+// The UNREACHED line says what happened: a Bun-compiled executable whose SDK
+// copy sits in its entry module (built as one file) with Bun 1.3.14
+// (opencode's and Kilo's line) and the pinned Bun, started under `run
+// --report` (BUN_OPTIONS, the way in these lines read for an executable with
+// no built-in arguments): Bun serves that entry through no hook of
+// register's, so the copy stays stock and loses every notification, and the
+// host says so in exactly one line, decided once the entry is loaded; the
+// report holds that process's record with the warning and nothing patched.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { appSource, APPS, resolvingHome } from '../support/bundles.mjs';
+import { compiledEnv } from '../support/compiled.mjs';
+import { runCommand, show } from '../support/spawn-node.mjs';
+import { RUNTIMES } from '../support/runtimes.mjs';
+import { installedBun, HOST_BUNS } from '../../scripts/node-lines.mjs';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = path.join(ROOT, 'bin', 'mcp-ordered-dispatch.cjs');
+const skip = process.platform !== 'linux' && 'the registry\'s Bun packages are installed on Linux only';
+
+let dir;
+before(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-unreached-'));
+});
+after(() => {
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('the SDK in the entry module, Bun 1.3.14 and the pinned Bun, under run --report: every notification lost, exactly one UNREACHED line, the report says so', { skip, timeout: 180_000 }, async () => {
+  const buns = [...HOST_BUNS.map((v) => [v, installedBun(v)]), [RUNTIMES.bun?.version ?? 'pinned', RUNTIMES.bun?.command]];
+  const home = resolvingHome(dir, 'src');
+  fs.writeFileSync(path.join(home, 'app.mjs'), appSource(APPS.sdk1));
+  for (const [version, bun] of buns) {
+    assert.ok(bun, `Bun ${version} is installed (node scripts/node-lines.mjs)`);
+    const exe = path.join(dir, `single-${version}`);
+    execFileSync(bun, ['build', '--compile', 'app.mjs', '--minify', `--outfile=${exe}`], { cwd: home, stdio: 'pipe', timeout: 120_000 });
+    const cache = path.join(dir, `cache-${version}`);
+    const r = await runCommand(process.execPath, [BIN, 'run', '--report', '--', exe], { cwd: dir, env: compiledEnv({ MCP_ORDERED_DISPATCH_CACHE_DIR: cache }), timeout: 60_000 });
+    assert.equal(r.code, 0, show(r));
+    const result = JSON.parse(r.stdout.trim().split('\n').pop());
+    assert.ok(result.expected > 0 && result.lost === result.expected, `Bun ${version}: ${JSON.stringify(result)}`);
+    assert.equal(r.stderr.split('\n').filter((l) => l.includes('MCP_ORDERED_DISPATCH_UNREACHED')).length, 1, `Bun ${version}: ${show(r)}`);
+    const shown = await runCommand(process.execPath, [BIN, 'report', '--json'], { cwd: dir, env: compiledEnv({ MCP_ORDERED_DISPATCH_CACHE_DIR: cache }) });
+    assert.equal(shown.code, 0, show(shown));
+    const { records } = JSON.parse(shown.stdout);
+    assert.deepEqual(records.map((x) => [x.copies.length, x.warnings]), [[0, ['MCP_ORDERED_DISPATCH_UNREACHED']]], `Bun ${version}: ${shown.stdout}`);
+  }
+});
