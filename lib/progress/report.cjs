@@ -95,18 +95,19 @@ class Recorder {
 
   /** An instance's token table (counting switched on); returns its counts, which the routing adds to. */
   track(tokens) {
-    const counts = { messages: 0 };
+    const counts = { messages: 0, ownProgress: 0 };
     this.tables.push({ tokens, counts });
     return counts;
   }
 
   /** The process's record, now. */
   record() {
-    const counts = { instances: this.tables.length, reads: 0, messages: 0, progressDelivered: 0, sameRead: 0, unknownToken: 0, late: 0 };
+    const counts = { instances: this.tables.length, reads: 0, messages: 0, progressDelivered: 0, sameRead: 0, unknownToken: 0, late: 0, toOwnHandler: 0 };
     for (const { tokens, counts: own } of this.tables) {
       const read = tokens._readStats();
       const t = tokens.stats();
       counts.messages += own.messages;
+      counts.toOwnHandler += own.ownProgress;
       counts.reads += read?.reads ?? 0;
       counts.progressDelivered += read?.progress ?? 0;
       counts.sameRead += read?.sameRead ?? 0;

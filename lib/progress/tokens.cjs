@@ -254,6 +254,8 @@ function makeSetNotificationHandler(stockSetNotificationHandler) {
  */
 function tryPlainProgress(protocol, handler, notification, report = reportHandlerError) {
   const state = protocol[kState];
+  // The report counts progress the host's own handler takes (Gemini CLI's), which no SDK token retires.
+  if (reporting && state?.counts !== undefined && handler !== state.sdkProgressHandler && notification?.method === PROGRESS_METHOD) state.counts.ownProgress++;
   if (state === undefined || state.plainProgress !== notification || handler !== state.sdkProgressHandler) return false;
   state.fastProgress++;
   try {

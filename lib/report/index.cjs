@@ -139,7 +139,8 @@ function recordLines(record, role) {
   for (const copy of record.copies) lines.push(`  patched: ${copyLine(copy)}`);
   lines.push(
     `  ${c.messages ?? 0} messages in ${c.reads ?? 0} reads; ${c.progressDelivered ?? 0} progress notifications delivered, ` +
-      `${c.sameRead ?? 0} of them in the same read as their request's response (stock drops these)`,
+      `${c.sameRead ?? 0} of them in the same read as their request's response (stock drops these)` +
+      (c.toOwnHandler > 0 ? `; ${c.toOwnHandler} to the host's own progress handler, in wire order (stock delivers these too, after the response)` : ''),
   );
   if (c.unknownToken > 0) lines.push(`  ${c.unknownToken} progress notifications for a token never issued (the server's mistake; onerror got them)`);
   lines.push(`  warnings: ${record.warnings.length === 0 ? 'none' : [...new Set(record.warnings)].join(', ')}`);
