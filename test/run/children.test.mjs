@@ -12,6 +12,8 @@
 //   - a Node app that loads the SDK and starts a Bun-compiled host with a
 //     copy of its environment, as an Agent SDK app starts Claude Code.
 // Stock, each loses every notification (all arrive in the response's read).
+// And a gateway (a server that is itself a client) started by a fixed host:
+// its upstream progress arrives whole under run (stock: none).
 // And a wrapper with no SDK that starts a Node single executable application
 // (Copilot CLI's loader): the application and the command it runs see none
 // of `run`'s variables.
@@ -159,4 +161,17 @@ process.stdout.write(execFileSync('/bin/sh', ['-c', ${JSON.stringify(`printf '${
   const r = await runCommand(process.execPath, [BIN, 'run', '--', process.execPath, path.join(FIXTURES, 'sea-wrapper.cjs'), exe], { cwd: dir, env: userEnv(), timeout: 60_000 });
   assert.equal(r.code, 0, show(r));
   assert.equal(r.stdout, NONE, show(r));
+});
+
+test('a gateway server started by a fixed host receives every upstream progress notification under run, with 0 onerrors (stock: none)', { timeout: 60_000 }, async () => {
+  const argv = [path.join(FIXTURES, 'gateway-host.mjs'), RAW_SERVER, String(PROGRESS)];
+  const go = async (launched) => {
+    const r = await runCommand(process.execPath, launched ? [BIN, 'run', '--', process.execPath, ...argv] : argv, { cwd: ROOT, env: userEnv(), timeout: 30_000 });
+    assert.equal(r.code, 0, show(r));
+    return JSON.parse(r.stdout.trim().split('\n').pop());
+  };
+  const stock = await go(false);
+  assert.equal(stock.received, 0, JSON.stringify(stock));
+  assert.equal(stock.onerrors.length, PROGRESS, JSON.stringify(stock));
+  assert.deepEqual(await go(true), { received: PROGRESS, onerrors: [] });
 });
