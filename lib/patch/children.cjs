@@ -136,7 +136,8 @@ function marksFor(carriers) {
 function envFor(command, args, env, cwd) {
   if (serving > 0 || vars === undefined) return undefined;
   try {
-    const decision = childFix({ file: fileOf(command, env, cwd ?? process.cwd()), args, cwd: cwd ?? process.cwd() }, selfOf(), fixed, facts);
+    const file = command === undefined ? undefined : fileOf(command, env, cwd ?? process.cwd());
+    const decision = childFix({ file, args, cwd: cwd ?? process.cwd() }, selfOf(), fixed, facts);
     if (decision.fix === 'put-back') {
       debug('%s (%s): the fix put back for it', command, decision.reason);
       return marker.envWithMarked(env, marksFor(decision.carriers));
@@ -171,8 +172,9 @@ function wrapNodeChildProcess() {
   const cp = require('node:child_process');
   const spawn = cp.ChildProcess.prototype.spawn;
   cp.ChildProcess.prototype.spawn = function spawnWithRule(options) {
-    if (options !== null && typeof options === 'object' && Array.isArray(options.envPairs) && !options.shell) {
-      const env = envFor(options.file, (options.args ?? []).slice(1), envOfPairs(options.envPairs), options.cwd);
+    if (options !== null && typeof options === 'object' && Array.isArray(options.envPairs)) {
+      // Through a shell: not looked at (what it runs is the shell's to find), only given no stale copy of ours.
+      const env = envFor(options.shell ? undefined : options.file, (options.args ?? []).slice(1), envOfPairs(options.envPairs), options.cwd);
       if (env !== undefined) options.envPairs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
     }
     return spawn.call(this, options);
@@ -183,12 +185,17 @@ function wrapNodeChildProcess() {
     cp[name] = function (file, args, options) {
       const list = Array.isArray(args) ? args : [];
       const opts = Array.isArray(args) ? options : args;
-      if (opts?.shell) return original.apply(this, arguments);
-      const env = envFor(file, list, opts?.env ?? process.env, opts?.cwd);
+      const env = envFor(opts?.shell ? undefined : file, list, opts?.env ?? process.env, opts?.cwd);
       if (env === undefined) return original.apply(this, arguments);
       return original.call(this, file, list, { ...opts, env });
     };
   }
+  // execSync(command, [options]): always through a shell.
+  const execSync = cp.execSync;
+  cp.execSync = function (command, options) {
+    const env = envFor(undefined, [], options?.env ?? process.env, options?.cwd);
+    return env === undefined ? execSync.apply(this, arguments) : execSync.call(this, command, { ...options, env });
+  };
   if (typeof process.execve === 'function') {
     const execve = process.execve;
     process.execve = function (file, args, env) {

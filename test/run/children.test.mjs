@@ -175,3 +175,19 @@ test('a gateway server started by a fixed host receives every upstream progress 
   assert.equal(stock.onerrors.length, PROGRESS, JSON.stringify(stock));
   assert.deepEqual(await go(true), { received: PROGRESS, onerrors: [] });
 });
+
+test('a fixed host that copied its environment before run\'s variables were taken out gives its commands none of them, through a shell too', { skip: NOT_LINUX, timeout: 60_000 }, async () => {
+  const printf = `printf '${CARRIERS_LINE}' ${CARRIERS_ARGS}`;
+  const host = `const early = { ...process.env };
+await import('@modelcontextprotocol/sdk/client/index.js');
+const cp = await import('node:child_process');
+const out = [
+  cp.execSync(${JSON.stringify(printf)}, { env: early, encoding: 'utf8' }),
+  cp.execFileSync('/bin/sh', ['-c', ${JSON.stringify(printf)}], { env: early, encoding: 'utf8' }),
+  await new Promise((resolve) => cp.exec(${JSON.stringify(printf)}, { env: early }, (error, stdout) => resolve(stdout))),
+];
+process.stdout.write(JSON.stringify(out));`;
+  const r = await runCommand(process.execPath, [BIN, 'run', '--', process.execPath, '--input-type=module', '-e', host], { cwd: ROOT, env: userEnv(), timeout: 30_000 });
+  assert.equal(r.code, 0, show(r));
+  assert.deepEqual(JSON.parse(r.stdout), [NONE, NONE, NONE]);
+});
