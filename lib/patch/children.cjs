@@ -226,7 +226,8 @@ function wrapBunSpawn() {
 
 /** `Worker` with each new Worker given the fix: register (a preload, under Bun) and the variables its transports give their servers. */
 function workerWithFix(Worker, { share } = {}) {
-  return class extends Worker {
+  // Named as the Worker it stands for.
+  return { [Worker.name]: class extends Worker {
     constructor(where, options) {
       let given = options;
       try {
@@ -239,7 +240,7 @@ function workerWithFix(Worker, { share } = {}) {
       }
       super(where, given);
     }
-  };
+  } }[Worker.name];
 }
 
 function wrapWorkers() {
