@@ -11,7 +11,10 @@
 //! elsewhere the host is its child and it exits as the host did. What reaches
 //! what is decided in lib/run/, never here.
 
-#![cfg_attr(unix, no_main)]
+// Under `cargo test --all-targets` the harness brings its own main (and runs
+// no test: they are in tests/), so the C main and what only it calls stand aside.
+#![cfg_attr(all(unix, not(test)), no_main)]
+#![cfg_attr(test, allow(dead_code, unused_imports))]
 
 use mcp_ordered_dispatch_launcher::{
     contract, parse_request, plan_file_name, plan_of, resolve, seen, Ask, Plan, Platform, Replay,
@@ -40,7 +43,7 @@ fn cannot_start(name: &OsStr, error: &Error) -> i32 {
 
 /// No `fn main` of std's on Unix: its runtime would set SIGPIPE to ignored
 /// before this code runs, and the shell's own disposition would be lost.
-#[cfg(unix)]
+#[cfg(all(unix, not(test)))]
 #[no_mangle]
 extern "C" fn main(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
     use std::os::unix::ffi::OsStringExt;
@@ -55,7 +58,7 @@ extern "C" fn main(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char) 
     launch(args)
 }
 
-#[cfg(not(unix))]
+#[cfg(all(not(unix), not(test)))]
 fn main() {
     std::process::exit(launch(std::env::args_os().skip(1).collect()));
 }
