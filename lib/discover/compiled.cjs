@@ -35,7 +35,9 @@ const FIRST_TAIL_BYTES = 64 * 1024;
 /** The built-in arguments read at most. */
 const MAX_EXEC_ARGV_BYTES = 64 * 1024;
 /** Node's single-executable fuse (postject's --sentinel-fuse), flipped to 1 in a SEA. */
-const SEA_FUSE = Buffer.from('NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2:1', 'latin1');
+// Written in two parts: a file that holds this code (a SEA that bundles it)
+// must not hold the sentinel postject looks for, once only, in the binary.
+const SEA_FUSE = Buffer.from(['NODE_SEA_FUSE', 'fce680ab2cc467b6e072b8b5df1996b2:1'].join('_'), 'latin1');
 const CHUNK_BYTES = 8 * 1024 * 1024;
 const MAX_SEA_SCAN_BYTES = 1024 * 1024 * 1024;
 /** postject's names: the ELF note, the Mach-O segment. */

@@ -4,7 +4,7 @@
 // (armAtStart(), from lib/register/hooks.cjs): until this thread patches an
 // SDK class, children get the environment as given, but for one nothing
 // reaches, which gets none of run's variables. When the thread has patched
-// its first SDK class and taken the variables out (fix-env.cjs,
+// its first SDK class and taken the variables out (fix-env.cjs tells
 // armChildren()), children that do MCP work get them back, the others the
 // user's own, and Workers get the fix. Nothing is read until a child starts;
 // what a child's file is, is kept by path and identity. A start this does
@@ -21,8 +21,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 const marker = require('../rule/marker.cjs');
 const { childFix } = require('../rule/children.cjs');
+const fixEnv = require('./fix-env.cjs');
 
-const REGISTER_MJS = path.join(__dirname, '..', '..', 'entries', 'register.mjs');
 const BUN = typeof globalThis.Bun === 'object' && globalThis.Bun !== null;
 
 // The marker's vars: those of the environment (armed at start), then those this thread took out.
@@ -31,8 +31,6 @@ let vars;
 let fixed = false;
 let spawnsArmed = false;
 let self;
-// > 0 while a patched stdio transport starts its server, with the fix it gave it.
-let serving = 0;
 /** file -> { identity, compiled, holdsSdk } */
 const files = new Map();
 
@@ -91,7 +89,7 @@ function selfOf() {
     scripts.add(resolved);
     scripts.add(realOr(resolved));
   }
-  self = { file: realOr(process.execPath), scripts };
+  self = { file: realOr(process.execPath), scripts, spacedPath: /\s/.test(registerMjs() ?? '') };
   return self;
 }
 
@@ -116,16 +114,23 @@ function fileOf(command, env, cwd) {
   return undefined;
 }
 
+/**
+ * register's ES module entry, from what run set (never from this file's own
+ * place, which a bundle of the plugin's runtime would hold as the build
+ * machine's): its BUN_INSPECT_PRELOAD, its BUN_OPTIONS preload, or its
+ * NODE_OPTIONS entry's twin.
+ */
+function registerMjs() {
+  const { values } = marker.entriesOf(vars);
+  return values.BUN_INSPECT_PRELOAD;
+}
+
 /** The carriers' marker entries for `carriers` (undefined: those this thread took out). */
 function marksFor(carriers) {
   if (carriers === undefined) return vars;
+  const { values } = marker.entriesOf(vars);
   const out = {};
-  const preload = vars.BUN_INSPECT_PRELOAD?.ours ?? REGISTER_MJS;
-  for (const name of carriers) {
-    if (vars[name] !== undefined) out[name] = vars[name];
-    else if (name === 'BUN_INSPECT_PRELOAD') out[name] = { ours: preload };
-    else if (name === 'BUN_OPTIONS') out[name] = { ours: `--preload=${REGISTER_MJS}` };
-  }
+  for (const name of carriers) out[name] = vars[name] ?? (values[name] === undefined ? undefined : { ours: values[name] });
   return out;
 }
 
@@ -134,7 +139,7 @@ function marksFor(carriers) {
  * undefined to leave `env` as given. Any failure leaves it as given.
  */
 function envFor(command, args, env, cwd) {
-  if (serving > 0 || vars === undefined) return undefined;
+  if (fixEnv.startingServer() || vars === undefined) return undefined;
   try {
     const file = command === undefined ? undefined : fileOf(command, env, cwd ?? process.cwd());
     const decision = childFix({ file, args, cwd: cwd ?? process.cwd() }, selfOf(), fixed, facts);
@@ -233,7 +238,8 @@ function workerWithFix(Worker, { share } = {}) {
       try {
         if (options?.env !== share || share === undefined) {
           given = { ...options, env: marker.envWithMarked(options?.env ?? process.env, vars) };
-          if (BUN) given.preload = [...[options?.preload ?? []].flat(), REGISTER_MJS];
+          const preload = BUN ? registerMjs() : undefined;
+          if (preload !== undefined) given.preload = [...[options?.preload ?? []].flat(), preload];
         }
       } catch {
         given = options;
@@ -251,16 +257,6 @@ function wrapWorkers() {
   if (!BUN) require('node:module').syncBuiltinESMExports();
 }
 
-/** `start()` (a patched stdio transport's, which gave its server the fix), its children as given. */
-function asServer(start) {
-  serving++;
-  try {
-    return start();
-  } finally {
-    serving--;
-  }
-}
-
 function arm(wrap) {
   try {
     wrap();
@@ -275,11 +271,17 @@ function armSpawns() {
   arm(BUN ? wrapBunSpawn : wrapNodeChildProcess);
 }
 
-/** Under `run` (the marker in the environment), before any SDK class is patched: children nothing reaches get none of run's variables. */
+/**
+ * Under `run` (the marker in the environment), from register's start:
+ * children nothing reaches get none of run's variables, and once this thread
+ * has patched an SDK class and taken them out, the rule for a fixed thread.
+ */
 function armAtStart() {
   if (vars !== undefined) return;
   vars = marker.markerOf(process.env);
-  if (vars !== undefined) armSpawns();
+  if (vars === undefined) return;
+  armSpawns();
+  fixEnv.whenTakenOut(armChildren);
 }
 
 /** The rule for a fixed thread, once: `taken` is the marker's vars fix-env.cjs took out. */
@@ -291,4 +293,4 @@ function armChildren(taken) {
   arm(wrapWorkers);
 }
 
-module.exports = { armAtStart, armChildren, asServer };
+module.exports = { armAtStart };

@@ -18,6 +18,10 @@ const stdio = require('../adapters/stdio.cjs');
 // undefined: not taken out (yet, or there was no marker); else the marker's vars.
 let taken;
 let checked = false;
+// What the per-child rule (./children.cjs, armed by register under `run`) asks to be told: the vars taken out.
+let onTakenOut;
+// > 0 while a patched stdio transport starts its server, with the fix it gave it.
+let serving = 0;
 
 /** Take the fix's variables out of process.env, once, if `run` put them there. */
 function takeOutOnce() {
@@ -29,7 +33,18 @@ function takeOutOnce() {
   } catch {
     taken = undefined; // an environment that refuses changes: left as it is
   }
-  require('./children.cjs').armChildren(taken);
+  if (taken !== undefined) onTakenOut?.(taken);
+}
+
+/** `listener(vars)` once this thread has taken the fix's variables out (now, if it has). */
+function whenTakenOut(listener) {
+  onTakenOut = listener;
+  if (taken !== undefined) listener(taken);
+}
+
+/** Whether a patched stdio transport is starting its server now (its children have the fix as it gave it). */
+function startingServer() {
+  return serving > 0;
 }
 
 /**
@@ -50,11 +65,13 @@ function withFixForServer(transport, start) {
   if (params === null || typeof params !== 'object') return start(); // a server transport, or one the host keeps its own way
   const given = params.env !== null && typeof params.env === 'object' ? params.env : stdio.defaultEnvironment(process.env);
   transport[stdio.SERVER_PARAMS] = { ...params, env: rule.envWithMarked(given, taken) };
+  serving++;
   try {
-    return require('./children.cjs').asServer(start);
+    return start();
   } finally {
+    serving--;
     transport[stdio.SERVER_PARAMS] = params;
   }
 }
 
-module.exports = { takeOutOnce, withFixForServer };
+module.exports = { takeOutOnce, whenTakenOut, startingServer, withFixForServer };

@@ -28,9 +28,10 @@ const { wayIn } = require('./ways-in.cjs');
  * What `child` gets. child: { file (its executable, a real path), args (after
  * argv0), cwd }; self: { file (this process's executable, a real path),
  * scripts (a Set of the main script's paths, resolved and real; empty for a
- * compiled executable) }; fixed: whether this thread has patched an SDK
- * class; facts: { compiled(file) (lib/discover/compiled.cjs's
- * compiledKindOf()), holdsSdk(file) } read only when asked.
+ * compiled executable), spacedPath (register's path holds white space) };
+ * fixed: whether this thread has patched an SDK class; facts: {
+ * compiled(file) (lib/discover/compiled.cjs's compiledKindOf()),
+ * holdsSdk(file) } read only when asked.
  * Returns { fix: 'put-back' | 'take-out' | undefined (as given), reason, carriers (put-back) }.
  */
 function childFix(child, self, fixed, facts) {
@@ -40,7 +41,7 @@ function childFix(child, self, fixed, facts) {
   }
   const compiled = facts.compiled(child.file);
   if (compiled?.kind !== 'bun' && compiled?.kind !== 'node-sea') return { fix: undefined };
-  const way = wayIn({ compiled });
+  const way = wayIn({ compiled, spacedPath: self.spacedPath === true });
   if (way.bailOut !== undefined) return { fix: fixed ? undefined : 'take-out', reason: way.bailOut };
   if (fixed && facts.holdsSdk(child.file) === true) return { fix: 'put-back', reason: 'SDK_EXECUTABLE', carriers: way.carriers };
   return { fix: undefined };

@@ -37,6 +37,26 @@ function carrierValues(entries) {
   };
 }
 
+/** The text optionValue() quoted. */
+function unquoted(value) {
+  return value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1).replace(/\\([\\"])/g, '$1') : value;
+}
+
+/**
+ * register's entries { cjs, mjs } as the marker's `vars` carry them (the
+ * ES module entry is the CommonJS one's twin beside it), and what each
+ * carrier gets for them (carrierValues(); {} when none is carried).
+ */
+function entriesOf(vars) {
+  const node = vars.NODE_OPTIONS?.ours;
+  const bun = vars.BUN_OPTIONS?.ours;
+  const cjs = node?.startsWith('--require=') ? unquoted(node.slice('--require='.length)) : undefined;
+  const mjs = bun?.startsWith('--preload=') ? bun.slice('--preload='.length) : cjs?.replace(/\.cjs$/, '.mjs') ?? vars.BUN_INSPECT_PRELOAD?.ours;
+  if (mjs === undefined) return { entries: undefined, values: {} };
+  const entries = { cjs: cjs ?? mjs.replace(/\.mjs$/, '.cjs'), mjs };
+  return { entries, values: carrierValues(entries) };
+}
+
 /** Whether the option list `options` holds register already (ours, or the user's own `mcp-ordered-dispatch/register`). */
 function holdsRegister(options, entries) {
   return options.includes(entries.cjs) || options.includes(entries.mjs) || options.includes(optionValue(entries.cjs)) || options.includes('mcp-ordered-dispatch/register');
@@ -165,4 +185,4 @@ function envWithMarked(env, vars) {
   return envWithFix(env, names, values, { inspectPreload: values.BUN_INSPECT_PRELOAD });
 }
 
-module.exports = { MARKER, CARRIERS, carrierValues, holdsRegister, markerOf, envWithFix, takeFixOut, envWithMarked };
+module.exports = { MARKER, CARRIERS, carrierValues, entriesOf, holdsRegister, markerOf, envWithFix, takeFixOut, envWithMarked };
