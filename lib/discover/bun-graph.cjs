@@ -27,8 +27,8 @@ const MAX_MODULE_BYTES = 512 * 1024 * 1024;
 const MAX_TOTAL_BYTES = 2 * 1024 * 1024 * 1024;
 /** Bun's module_format byte. */
 const FORMATS = ['none', 'esm', 'cjs'];
-/** Bun's encoding byte. */
-const ENCODINGS = ['binary', 'latin1', 'utf8'];
+/** Bun's encoding byte: a source is kept as JavaScriptCore keeps strings, in Latin-1 or, with any other character, UTF-16 (Amp's entry). */
+const ENCODINGS = ['binary', 'latin1', 'utf16'];
 
 /** The modules of a graph (compiled.cjs's bunStandaloneOf()): [{ name, index, entry, contents: { offset, length }, bytecodeBytes, format, encoding, loader }]. */
 function modulesOf(fd, graph) {
@@ -91,8 +91,9 @@ function readBunGraph(file) {
         if (module.bytecodeBytes > 0) bytecodeOnly.push(module.name);
         return;
       }
-      if (!mayDefineSdkClass(contents)) return;
-      const facts = sdkFactsOf(module, contents.toString('utf8'));
+      const text = sourceText(module, contents);
+      if (!mayDefineSdkClass(text)) return;
+      const facts = sdkFactsOf(module, text);
       if (facts.classes.length === 0) return;
       sdk.push({ name: module.name, entry: module.entry, bytes: module.contents.length, bytecode: module.bytecodeBytes > 0, ...facts });
     });
@@ -110,8 +111,9 @@ function holdsSdkClasses(file) {
   return withGraph(file, (fd, opened, modules) => {
     let found = false;
     eachSource(fd, modules, (module, contents) => {
-      if (found || contents === undefined || !mayDefineSdkClass(contents)) return;
-      found = (require('../shape/sdk-classes.cjs').sdkClassesIn(contents.toString('utf8')) ?? []).length > 0;
+      if (found || contents === undefined) return;
+      const text = sourceText(module, contents);
+      found = mayDefineSdkClass(text) && (require('../shape/sdk-classes.cjs').sdkClassesIn(text) ?? []).length > 0;
     });
     return found;
   });
@@ -130,6 +132,11 @@ function withGraph(file, read) {
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
   }
+}
+
+/** A module's source text from its bytes, as Bun wrote it (UTF-16, or one byte a character, read as UTF-8 as register reads it). */
+function sourceText(module, contents) {
+  return module.encoding === 'utf16' ? contents.toString('utf16le') : contents.toString('utf8');
 }
 
 /** `visit(module, contents)` for each module, contents undefined where it has none; within the bounds. Returns whether a module was passed over for them. */
