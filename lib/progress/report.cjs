@@ -66,6 +66,8 @@ class Recorder {
   tables = [];
   host = undefined;
   written = false;
+  // The timer that writes a Worker's record again (touched()), until the final one.
+  snapshot = undefined;
 
   constructor(file) {
     this.file = path.resolve(file);
@@ -137,10 +139,31 @@ class Recorder {
     };
   }
 
-  /** Appends the record (once). A file that cannot be written is passed over: the host runs on as it would. */
+  /**
+   * A read came in. In a Worker, whose end a host may cut short (opencode's
+   * and Kilo's TUIs terminate theirs, and Bun then runs none of its exit
+   * listeners), the record is also written SNAPSHOT_MS after a read, at most
+   * once in that time; `report` shows the last record of each thread.
+   */
+  touched() {
+    if (IS_MAIN_THREAD || this.written || this.snapshot !== undefined) return;
+    this.snapshot = setTimeout(() => {
+      this.snapshot = undefined;
+      this.append();
+    }, SNAPSHOT_MS);
+    this.snapshot.unref?.();
+  }
+
+  /** Appends the final record (once). */
   write() {
     if (this.written) return;
     this.written = true;
+    if (this.snapshot !== undefined) clearTimeout(this.snapshot);
+    this.append();
+  }
+
+  /** Appends the record as it stands. A file that cannot be written is passed over: the host runs on as it would. */
+  append() {
     try {
       fs.appendFileSync(this.file, `${JSON.stringify(this.record())}\n`, { mode: 0o600 });
     } catch {
@@ -149,14 +172,21 @@ class Recorder {
   }
 }
 
-/** This thread, in words: 'main', or 'worker N' (its threadId). */
-function threadName() {
+const THREAD = (() => {
   try {
     const { isMainThread, threadId } = require('node:worker_threads');
-    return isMainThread ? 'main' : `worker ${threadId}`;
+    return { main: isMainThread !== false, id: threadId };
   } catch {
-    return 'main';
+    return { main: true, id: 0 };
   }
+})();
+const IS_MAIN_THREAD = THREAD.main;
+/** How long after a read a Worker's record is written again. */
+const SNAPSHOT_MS = 1000;
+
+/** This thread, in words: 'main', or 'worker N' (its threadId). */
+function threadName() {
+  return IS_MAIN_THREAD ? 'main' : `worker ${THREAD.id}`;
 }
 
 /**

@@ -296,6 +296,7 @@ function countReads(state, onmessage) {
       state.reading = true;
       state.tokens._beginRead();
       queueMicrotask(endRead);
+      reportRecorder().touched();
     }
     return onmessage.call(this, message, extra);
   };

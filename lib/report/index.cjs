@@ -76,7 +76,7 @@ function badRecord(record) {
   return undefined;
 }
 
-/** The records of `file`, streamed: each good one to `each(record)`; each bad line to `skip(number, why)`. */
+/** The records of `file`, streamed: each good one to `each(record, number)`; each bad line to `skip(number, why)`. */
 async function readRecords(file, each, skip = () => {}) {
   for await (const line of linesOf(file)) {
     if (line.tooLong) {
@@ -92,7 +92,7 @@ async function readRecords(file, each, skip = () => {}) {
       continue;
     }
     const why = badRecord(record);
-    if (why === undefined) await each(record);
+    if (why === undefined) await each(record, line.number);
     else skip(line.number, why);
   }
 }
@@ -174,11 +174,14 @@ async function show({ file = latestReport(), json = false, out = process.stdout,
     return 1;
   }
   const pids = new Set();
+  // A thread may write its record more than once (a Worker, a second after its reads): the last one stands.
+  const last = new Map();
+  const threadOf = (record) => `${record.pid}:${record.thread ?? 'main'}`;
+  const standing = (record, number) => last.get(threadOf(record)) === number;
   let skipped = 0;
-  let count = 0;
-  await readRecords(file, (record) => {
+  await readRecords(file, (record, number) => {
     pids.add(record.pid);
-    count += 1;
+    last.set(threadOf(record), number);
   }, (number, why) => {
     skipped += 1;
     if (skipped <= NAMED_SKIPS) err.write(escaped(`mcp-ordered-dispatch report: ${file}:${number}: skipped: ${why}`) + '\n');
@@ -187,7 +190,8 @@ async function show({ file = latestReport(), json = false, out = process.stdout,
   if (json) {
     let first = true;
     await write(out, `{\n  "file": ${JSON.stringify(file)},\n  "skipped": ${skipped},\n  "records": [`);
-    await readRecords(file, async (record) => {
+    await readRecords(file, async (record, number) => {
+      if (!standing(record, number)) return;
       await write(out, `${first ? '' : ','}\n    ${JSON.stringify(record, null, 2).replace(/\n/g, '\n    ')}`);
       first = false;
     });
@@ -195,10 +199,10 @@ async function show({ file = latestReport(), json = false, out = process.stdout,
     return 0;
   }
   await write(out, `${escaped(`mcp-ordered-dispatch report: ${file}`)}\n`);
-  if (count === 0) await write(out, `${noRecordLines(file).join('\n')}\n`);
+  if (last.size === 0) await write(out, `${noRecordLines(file).join('\n')}\n`);
   for (const hosts of [true, false]) {
-    await readRecords(file, async (record) => {
-      if (pids.has(record.ppid) === hosts) return;
+    await readRecords(file, async (record, number) => {
+      if (pids.has(record.ppid) === hosts || !standing(record, number)) return;
       await write(out, `${recordLines(record, hosts ? 'host' : 'started by it').map(escaped).join('\n')}\n`);
     });
   }
