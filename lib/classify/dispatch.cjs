@@ -163,5 +163,4 @@ module.exports = {
   dispatcherClass,
   // The public `Dispatcher`: requiring the package must not load the addon.
   Dispatcher: lazyBinding('Dispatcher', dispatcherClass),
-  GATHERED_ORDER,
 };

@@ -121,4 +121,4 @@ function setupGraph(build) {
   disk.setupDisk(build, main, diskJob, resolvePath);
 }
 
-module.exports = { setupGraph, compiledByRequire: disk.compiledByRequire, createGraphHooks };
+module.exports = { setupGraph, compiledByRequire: disk.compiledByRequire };

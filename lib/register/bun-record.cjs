@@ -162,4 +162,4 @@ function saveRecord() {
   }
 }
 
-module.exports = { openRecord, readUnlessRecorded, noteRead, noteWalk, noteFacade, noteBytecode, identityOf };
+module.exports = { openRecord, readUnlessRecorded, noteRead, noteWalk, noteFacade, noteBytecode };

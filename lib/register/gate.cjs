@@ -106,4 +106,4 @@ function mayRun() {
   return why === undefined;
 }
 
-module.exports = { mayRun, refuse, whyNot, olderThan, MIN_BUN, OWN_LOADER_THREAD };
+module.exports = { mayRun, refuse, olderThan, MIN_BUN, OWN_LOADER_THREAD };

@@ -106,4 +106,4 @@ function useHub(StdioThreadReader) {
   }
 }
 
-module.exports = { useHub, holdIfOver, TURN_BUDGET_MS, OVERALL_HIGH_WATER };
+module.exports = { useHub, holdIfOver };

@@ -267,12 +267,8 @@ function redactCassette(input, output, fn) {
 }
 
 module.exports = {
-  FORMAT,
-  VERSION,
   CassetteError,
   CassetteWriter,
-  chunkEvent,
-  parseCassette,
   readCassette,
   loadCassette,
   timeline,

@@ -81,4 +81,4 @@ async function forEachCoalescing(cassette, fn, options = {}) {
   throw error;
 }
 
-module.exports = { forEachCoalescing, serverParamsFor };
+module.exports = { forEachCoalescing };

@@ -183,12 +183,8 @@ module.exports = {
   REPLAY_SERVER_PATH,
   NO_RECORDED_MATCH,
   buildScript,
-  ReplaySession,
   replayServerCommand,
   replayTransport,
-  serveStdio,
-  parseArgs,
-  main,
 };
 
 if (require.main === module) main();
