@@ -166,7 +166,7 @@ function recordTransport(transport, file, options = {}) {
   return transport;
 }
 
-module.exports = { recordTransport };
+module.exports = { recordTransport, main };
 
 // `node lib/testing/record.cjs --out FILE -- COMMAND…` works too.
 if (require.main === module) main(process.argv.slice(2)).catch((error) => {

@@ -185,6 +185,7 @@ module.exports = {
   buildScript,
   replayServerCommand,
   replayTransport,
+  main,
 };
 
 if (require.main === module) main();

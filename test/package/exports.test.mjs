@@ -81,6 +81,7 @@ test('the reading finds each way a file imports another', () => {
   assert.deepEqual(of("const F = path.join(ROOT, 'lib', 'a', 'x.cjs');\nconst s = `require(${JSON.stringify(F)}).l`;", 'test/t.mjs'), { 'lib/a/x.cjs': ['l'] });
   assert.deepEqual(of("import('./x.cjs').then(({ default: w }) => w.m());"), { 'lib/a/x.cjs': ['m'] });
   assert.deepEqual(of("let h;\nfunction get() {\n  h = M.createRequire(u)('./x.cjs');\n  return h;\n}\nget().n();"), { 'lib/a/x.cjs': ['n'] });
+  assert.deepEqual(of("const T = { x: '../lib/a/x.cjs', y: '../lib/b/y.mjs' };\nrequire(T[c]).main();", 'bin/c.cjs'), { 'lib/a/x.cjs': ['main'], 'lib/b/y.mjs': ['main'] });
   assert.deepEqual(of("// const { o } = require('./x.cjs');"), {});
 });
 

@@ -67,17 +67,20 @@ export function exportsOf(text) {
 }
 
 /**
- * The lib/ file a require()'s or import's argument text names, relative to
+ * The lib/ files a require()'s or import's argument text names, relative to
  * the root: a relative specifier resolved from `from`, or the string pieces
- * of a path.join() (`'lib', 'run', 'plan.cjs'`) joined.
+ * of a path.join() (`'lib', 'run', 'plan.cjs'`) joined; else each string
+ * that names one (a table of modules, `TABLE[command]`).
  */
-function targetOf(argument, from, libFiles) {
+function targetsOf(argument, from, libFiles) {
   const pieces = [...argument.matchAll(STRING)].map((m) => m[2]).filter((s) => !s.includes('${'));
-  if (pieces.length === 0) return undefined;
-  const joined = pieces[0].startsWith('.') && pieces.length === 1
-    ? path.posix.normalize(path.posix.join(path.posix.dirname(from), pieces[0]))
-    : pieces.join('/').replace(/^.*?(?=\blib\/)/, '');
-  return libFiles.has(joined) ? joined : undefined;
+  const resolve = (spec) => spec.startsWith('.')
+    ? path.posix.normalize(path.posix.join(path.posix.dirname(from), spec))
+    : spec.replace(/^.*?(?=\blib\/)/, '');
+  if (pieces.length === 0) return [];
+  const joined = resolve(pieces.length === 1 ? pieces[0] : pieces.join('/'));
+  if (libFiles.has(joined)) return [joined];
+  return pieces.map(resolve).filter((f) => libFiles.has(f));
 }
 
 /**
@@ -125,9 +128,12 @@ export function importsOf(text, from, libFiles) {
   const calls = /(?<![\w$.])(?:require|import|(?:[\w$]+(?:\([^()]*\))?\s*\.\s*)*createRequire\([^()]*\))\s*\(/g;
   for (const m of code.matchAll(calls)) {
     const { inner, end } = balanced(code, m.index + m[0].length - 1);
-    const target = targetOf(inner, from, libFiles) ?? targetOf(definitionsIn(code, inner), from, libFiles);
-    if (!target) continue;
-    const before = code.slice(Math.max(0, m.index - 400), m.index);
+    const direct = targetsOf(inner, from, libFiles);
+    const targets = direct.length ? direct : targetsOf(definitionsIn(code, inner), from, libFiles);
+    for (const target of targets) importOf(target, code, m.index, end);
+  }
+  function importOf(target, code, start, end) {
+    const before = code.slice(Math.max(0, start - 400), start);
     const after = code.slice(end, end + 80);
     const member = new RegExp(`^\\)?\\s*\\??\\.\\s*(${NAME})`).exec(after);
     const pattern = /(?:const|let|var)\s*\{([^{}]*)\}\s*=\s*(?:await\s*)?$/.exec(before);
@@ -141,7 +147,7 @@ export function importsOf(text, from, libFiles) {
   }
   const statics = /\b(import|export)\s+([^;'"]*?)\s*from\s*(['"])([^'"]+)\3/g;
   for (const m of code.matchAll(statics)) {
-    const target = targetOf(`'${m[4]}'`, from, libFiles);
+    const [target] = targetsOf(`'${m[4]}'`, from, libFiles);
     if (!target) continue;
     const clause = m[2];
     const named = /\{([^}]*)\}/.exec(clause);
