@@ -90,7 +90,7 @@ function shebangOf(file) {
 }
 
 /** The runtime a program name names: 'node', 'bun', 'deno', or undefined. */
-function runtimeOf(program) {
+function runtimeNamed(program) {
   const name = path.basename(program).replace(/\.exe$/i, '').toLowerCase();
   if (name === 'node' || name === 'nodejs') return 'node';
   if (name === 'bun' || name === 'bunx') return 'bun';
@@ -146,7 +146,7 @@ function denoArgs(args, register, cwd) {
  * { command, args (before the user's), file (what will run: undefined when
  * not found) }.
  */
-function commandOf(command, env, cwd) {
+function commandFound(command, env, cwd) {
   let file = resolveCommand(command, env, cwd);
   const shim = file === undefined ? undefined : shimTarget(file);
   if (shim === undefined) return { command, args: [], file };
@@ -163,12 +163,12 @@ function commandOf(command, env, cwd) {
  * (whether the plan depends on the working directory beyond finding the file) }.
  */
 function plan(command, args, { env = process.env, cwd = process.cwd() } = {}) {
-  const found = commandOf(command, env, cwd);
+  const found = commandFound(command, env, cwd);
   const { file } = found;
   const compiled = file === undefined ? undefined : compiledKindOf(file);
   // A runtime by name, or a script by its `#!` line (a native executable's name may still be a runtime's: `node`).
   const interpreter = compiled === undefined && file !== undefined ? shebangOf(file) : undefined;
-  const runtime = compiled === undefined || compiled.kind === 'native' ? runtimeOf(interpreter?.[0] ?? found.command) : undefined;
+  const runtime = compiled === undefined || compiled.kind === 'native' ? runtimeNamed(interpreter?.[0] ?? found.command) : undefined;
   const register = registerEntry();
   const way = waysIn.wayIn({ compiled, runtime, spacedPath: /\s/.test(register.file) });
   const base = { file, compiled, command: found.command, commandArgs: [...found.args, ...args] };
