@@ -215,7 +215,7 @@ function setupCommand({ options, positional: hosts }) {
 }
 
 const HANDLERS = { run: runCommand, report: reportCommand, doctor: doctorCommand, setup: setupCommand };
-const TESTING = { 'raw-server': '../lib/testing/raw-server.cjs', record: '../lib/testing/record.cjs', replay: '../lib/testing/replay.cjs' };
+const TESTING = { 'raw-server': '../lib/testing/raw-server.cjs', record: '../lib/testing/cassette-recorder.cjs', replay: '../lib/testing/cassette-player.cjs' };
 
 async function main(argv) {
   const [command, ...rest] = argv;

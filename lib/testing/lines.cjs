@@ -1,6 +1,6 @@
 'use strict';
 // Newline-delimited JSON as it arrives from a stream: chunks in, complete
-// lines out. raw-server.cjs and replay.cjs also run as child processes of
+// lines out. raw-server.cjs and cassette-player.cjs also run as child processes of
 // their own (`node <file>`), so this requires nothing.
 
 const NEWLINE = 0x0a;

@@ -168,7 +168,7 @@ function recordTransport(transport, file, options = {}) {
 
 module.exports = { recordTransport, main };
 
-// `node lib/testing/record.cjs --out FILE -- COMMAND…` works too.
+// `node lib/testing/cassette-recorder.cjs --out FILE -- COMMAND…` works too.
 if (require.main === module) main(process.argv.slice(2)).catch((error) => {
   process.stderr.write(`mcp-ordered-dispatch record: ${error?.message ?? error}\n`);
   process.exit(2);

@@ -5,7 +5,7 @@
 // lib/testing/replay-session.cjs; this file carries its bytes, through a
 // child's stdin and stdout or an SDK Transport's send() and onmessage.
 //
-//   node lib/testing/replay.cjs CASSETTE [--coalesce=MODE] [--gap=ping|immediate|MS] [--timing[=SCALE]]
+//   node lib/testing/cassette-player.cjs CASSETTE [--coalesce=MODE] [--gap=ping|immediate|MS] [--timing[=SCALE]]
 
 const path = require('node:path');
 const { loadCassette, pathOf } = require('./cassette.cjs');
