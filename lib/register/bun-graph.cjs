@@ -115,7 +115,7 @@ function setupGraph(build) {
   if (isBunEmbeddedPath(main)) {
     // The exit check first: what it reads goes into the record saved after it.
     require('./bun-unreached.cjs').watchExit();
-    require('./bun-record.cjs').openRecord();
+    require('./bun-index.cjs').openIndex();
     embedded.checkEntry(main);
   }
   disk.setupDisk(build, main, diskJob, resolvePath);

@@ -198,7 +198,7 @@ test('the record: a second start of the same executable scans no embedded module
     // Besides the copy patched (test/register/debug-lines.test.mjs), one line of the record's counts.
     const lines = r.stderr.split('\n').filter((line) => line !== '' && !/^MCP-ORDERED-DISPATCH \d+: patched /.test(line));
     assert.equal(lines.length, 1, r.stderr);
-    const [, scanned, patched, recorded] = lines[0].match(/bun record: (\d+) embedded modules scanned, (\d+) read to be patched, (\d+) decided by the record alone; \d+ with SDK classes run from their bytecode$/).map(Number);
+    const [, scanned, patched, recorded] = lines[0].match(/bun executable index: (\d+) embedded modules scanned, (\d+) read to be patched, (\d+) decided by the index alone; \d+ with SDK classes run from their bytecode$/).map(Number);
     return { lost: r.lost, scanned, patched, recorded };
   };
   for (const exe of exes.filter((e) => e.app === 'sdk1' && (e.kind === 'esm' || e.kind === 'cjs'))) {
