@@ -3,7 +3,7 @@
 // is run): its format (ELF, Mach-O, PE), a Bun single-file executable (Bun's
 // standalone trailer and the built-in arguments `bun build --compile
 // --compile-exec-argv` stored beside it), a Node single executable
-// application (its SEA fuse flipped to 1). Used by the launcher (lib/run/)
+// application (its SEA fuse flipped to 1). Used by `run` (lib/run/)
 // and doctor (lib/discover/executables.cjs). Every read is bounded.
 //
 // Bun (1.1 to 1.4 measured) appends its module graph to the executable,
@@ -30,7 +30,7 @@ const { isBunEmbeddedPath } = require('../native/platform.cjs');
 const BUN_TRAILER = Buffer.from('\n---- Bun! ----\n', 'latin1');
 /** How far from a file's end Bun's trailer is looked for: ELF and PE, Mach-O (whose code signature of a 1 GB executable is ~8 MB). */
 const TAIL_BYTES = { ELF: 1024 * 1024, PE: 1024 * 1024, 'Mach-O': 16 * 1024 * 1024 };
-/** The tail looked in first: a Linux executable's trailer is tens of KB from its end, so the launcher reads no more. */
+/** The tail looked in first: a Linux executable's trailer is tens of KB from its end, so `run` reads no more. */
 const FIRST_TAIL_BYTES = 64 * 1024;
 /** The built-in arguments read at most. */
 const MAX_EXEC_ARGV_BYTES = 64 * 1024;
@@ -96,7 +96,7 @@ function moduleRecordBytes(table, byteCount) {
 /**
  * `bytes` (a multiple of 4 long) as little-endian u32 words: a typed array
  * over them where the machine is little-endian (indexing it is what keeps
- * reading a table of thousands of records cheap on the launcher's start).
+ * reading a table of thousands of records cheap on `run`'s start).
  */
 function wordsOf(bytes) {
   const count = bytes.length / 4;

@@ -37,20 +37,20 @@ const skip = RUNTIMES.bun ? false : 'bun is not installed here';
 const WAYS = [
   { name: 'BUN_OPTIONS="--preload <register>"', run: (exe, env = {}) => runCompiled(exe, { env: { ...env, BUN_OPTIONS: `${env.BUN_OPTIONS ?? ''} --preload ${REGISTER}`.trim() } }) },
   { name: 'mcp-ordered-dispatch run --', run: (exe, env = {}) => runCompiled(process.execPath, { args: [BIN, 'run', '--', exe], env, cwd: path.dirname(exe) }) },
-  { name: "setup's shell function (the native launcher, replaying)", run: (exe, env = {}) => throughNativeLauncher(exe, env) },
+  { name: "setup's shell function (the native launcher, starting directly)", run: (exe, env = {}) => throughNativeLauncher(exe, env) },
 ];
 
 /**
  * `exe` started as setup's shell function starts it, twice: the first start
- * records the plan (through `run`), the second replays it, told a Node that
- * fails: its result is the replay's.
+ * has `run` write the plan, the second starts it directly, told a Node that
+ * fails: its result is the direct start's.
  */
 async function throughNativeLauncher(exe, env) {
   const records = path.join(dir, 'records');
   fs.mkdirSync(records, { recursive: true, mode: 0o700 });
   const failingNode = path.join(dir, process.platform === 'win32' ? 'failing-node.cmd' : 'failing-node');
-  fs.writeFileSync(failingNode, process.platform === 'win32' ? '@exit /b 99\r\n' : '#!/bin/sh\necho "not replayed: Node started" >&2\nexit 99\n', { mode: 0o755 });
-  const words = (node) => [`--node=${node}`, `--cli=${BIN}`, `--records=${records}`, '--', exe];
+  fs.writeFileSync(failingNode, process.platform === 'win32' ? '@exit /b 99\r\n' : '#!/bin/sh\necho "not started directly: Node started" >&2\nexit 99\n', { mode: 0o755 });
+  const words = (node) => [`--node=${node}`, `--cli=${BIN}`, `--plans=${records}`, '--', exe];
   const withCache = { ...env, MCP_ORDERED_DISPATCH_CACHE_DIR: records };
   await runCompiled(nativeLauncher(), { args: words(process.execPath), env: withCache, cwd: path.dirname(exe) });
   return runCompiled(nativeLauncher(), { args: words(failingNode), env: withCache, cwd: path.dirname(exe) });
