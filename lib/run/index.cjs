@@ -3,15 +3,8 @@
 // applied, whatever COMMAND is, and pass everything else through untouched
 // (stdio inherited, so the TTY too; the exit code; the signal it died of).
 //
-// What reaches what is lib/rule/ways-in.cjs's table, which lib/run/plan.cjs
-// applies to the command's file: every Node and Bun process started gets
-// register through NODE_OPTIONS and BUN_OPTIONS (a Bun-compiled executable
-// that reads no BUN_OPTIONS, through BUN_INSPECT_PRELOAD), `deno run` through
-// its arguments, and a Node single executable application nothing (one line
-// on stderr says so). The host takes them out of its own environment once
-// register has patched its SDK, and puts them back only for the MCP servers
-// it starts (lib/patch/fix-env.cjs): the commands it runs for its user get
-// the user's environment. A preload the user already set stays, before ours.
+// What the command gets is lib/run/plan.cjs's plan (by lib/rule/ways-in.cjs's
+// table); what the host does with it, lib/patch/fix-env.cjs's header says.
 
 const fs = require('node:fs');
 const { plan, isBatchFile } = require('./plan.cjs');
