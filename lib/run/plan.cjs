@@ -183,12 +183,14 @@ function plan(command, args, { env = process.env, cwd = process.cwd() } = {}) {
     // One line, and the host as it is: no carrier set, for it or for what it starts.
     return { ...base, childEnv: env, notice: `${file} is a Bun-compiled executable ${waysIn.bunWayInWords(compiled).words}, so nothing reaches the SDK inside it at run time and it runs unchanged; ${FIX.BUILD_IT_IN}, or ask its developers to build it with ${waysIn.BUN_NEWER}.` };
   }
-  const values = marker.carrierValues({ cjs: register.cjs, mjs: register.file });
+  // register's two entries, in the shape the marker's functions take.
+  const ours = { cjs: register.cjs, mjs: register.file };
+  const values = marker.carrierValues(ours);
   const theirs = env.BUN_INSPECT_PRELOAD;
-  const chained = way.carriers.includes('BUN_INSPECT_PRELOAD') && theirs !== undefined && theirs !== '' && !marker.holdsRegister(theirs, { cjs: register.cjs, mjs: register.file })
+  const chained = way.carriers.includes('BUN_INSPECT_PRELOAD') && theirs !== undefined && theirs !== '' && !marker.holdsRegister(theirs, ours)
     ? chainedPreload(path.resolve(cwd, theirs), register.file)
     : undefined;
-  const childEnv = marker.envWithFix(env, way.carriers, values, { entries: { cjs: register.cjs, mjs: register.file }, inspectPreload: chained });
+  const childEnv = marker.envWithFix(env, way.carriers, values, { entries: ours, inspectPreload: chained });
   if (way.denoPreload) {
     // `deno ...`, or `#!/usr/bin/env -S deno run ...` run as the kernel would, with ours inserted.
     const denoArgv = interpreter === undefined ? base.commandArgs : [...interpreter.slice(1), file, ...args];
