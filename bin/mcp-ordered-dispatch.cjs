@@ -14,8 +14,8 @@ const COMMANDS = {
     options: {
       report: {},
       // The native launcher's hand-over (crates/launcher): write the plan into FILE (lib/run/plan-file.cjs),
-      // and with --plan-only only that, leaving the start to the launcher.
-      'plan-record': { value: 'FILE', internal: true },
+      // and with --plan-only only that, leaving the start to the native launcher.
+      'plan-file': { value: 'FILE', internal: true },
       'plan-only': { internal: true },
     },
     text: `Run COMMAND (a host: Claude Code, opencode, a Node or Bun script,
@@ -161,13 +161,13 @@ function sayReportFile(file) {
 
 /**
  * `run [--report] [--] COMMAND...`. The native launcher asks for a plan
- * file with `--plan-record=FILE --plan-only` and what it saw of the start in
+ * file with `--plan-file=FILE --plan-only` and what it saw of the start in
  * PLAN_SEEN (taken out here, so no host ever gets it): lib/run/plan-file.cjs.
  */
 async function runCommand({ options, positional }) {
-  // Loads only lib/run/ (and lib/discover/compiled.cjs; with --report, lib/report/): the launcher is on the host's start path.
+  // Loads only lib/run/ (and lib/discover/compiled.cjs; with --report, lib/report/): run is on the host's start path.
   const seen = takeVariable(require('../lib/run/plan-file.cjs').PLAN_SEEN);
-  const record = options['plan-record'] === undefined ? undefined : { file: options['plan-record'], seen, only: options['plan-only'] === true };
+  const planFile = options['plan-file'] === undefined ? undefined : { file: options['plan-file'], seen, only: options['plan-only'] === true };
   let env = process.env;
   if (options.report) {
     const report = require('../lib/report/index.cjs');
@@ -176,7 +176,7 @@ async function runCommand({ options, positional }) {
     env = report.envWithReport(env, file);
   }
   const { run, exitLike } = require('../lib/run/index.cjs');
-  exitLike(await run(['--', ...positional], { env, record }));
+  exitLike(await run(['--', ...positional], { env, planFile }));
   return undefined;
 }
 
@@ -197,7 +197,7 @@ function setupCommand({ options, positional: hosts }) {
     return 0;
   }
   const native = require('../lib/native/launcher.cjs').nativeLauncher();
-  const launch = setup.launchWords({ native, node: process.execPath, cli: __filename, records: require('../lib/shape/cache.cjs').usableCacheDir() });
+  const launch = setup.launchWords({ native, node: process.execPath, cli: __filename, plans: require('../lib/shape/cache.cjs').usableCacheDir() });
   const guard = require('../lib/run/plan.cjs').registerEntry().file;
   if (options.remove) {
     if (hosts.length === 0) throw new Error('setup --remove needs the hosts to take out: mcp-ordered-dispatch setup --remove claude');
@@ -215,7 +215,7 @@ function setupCommand({ options, positional: hosts }) {
 }
 
 const HANDLERS = { run: runCommand, report: reportCommand, doctor: doctorCommand, setup: setupCommand };
-const TESTING = { 'raw-server': '../lib/testing/raw-server.cjs', record: '../lib/testing/record.cjs', replay: '../lib/testing/replay.cjs' };
+const TESTING = { 'raw-server': '../lib/testing/raw-server.cjs', record: '../lib/testing/cassette-recorder.cjs', replay: '../lib/testing/cassette-player.cjs' };
 
 async function main(argv) {
   const [command, ...rest] = argv;

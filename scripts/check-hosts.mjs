@@ -245,7 +245,7 @@ function wayWords(way, env) {
   if (way === 'run') return [process.execPath, BIN, 'run', '--'];
   const native = require('../lib/native/launcher.cjs').nativeLauncher();
   if (native === undefined) throw new Error('no native launcher built for this platform (npm run build)');
-  return require('../lib/run/setup.cjs').launchWords({ native, node: process.execPath, cli: BIN, records: env.MCP_ORDERED_DISPATCH_CACHE_DIR });
+  return require('../lib/run/setup.cjs').launchWords({ native, node: process.execPath, cli: BIN, plans: env.MCP_ORDERED_DISPATCH_CACHE_DIR });
 }
 
 /** `exe args` started the `way` wayWords() says (`run --` by default), to its end: { code, signal, stdout, stderr }. */

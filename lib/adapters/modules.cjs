@@ -227,7 +227,6 @@ module.exports = {
   mayDefineSdkClass,
   definesProtocol,
   stdioClassesDefinedIn,
-  ownExport,
   protocolExportOf,
   isSdkProtocol,
   exportsStdio,

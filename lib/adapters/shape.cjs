@@ -38,11 +38,6 @@ function classOfMembers({ methods, sets }) {
 }
 
 module.exports = {
-  PROTOCOL_METHODS,
-  PROTOCOL_SETS,
-  V2_ONLY_METHODS,
-  STDIO_METHODS,
-  STDIO_SETS,
   CLASS_SHAPES,
   classOfMembers,
 };

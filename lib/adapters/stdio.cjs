@@ -232,7 +232,6 @@ module.exports = {
   readBufferOverflow,
   whyNotStdioTransport,
   stdioClassOf,
-  generationOfReadBuffer,
   readBufferOf,
   handoffSourceOf,
   setReadBuffer,

@@ -63,4 +63,4 @@ function generationOfShape(Protocol) {
   return typeof Protocol.prototype._negotiatedWireCodec === 'function' ? 2 : 1;
 }
 
-module.exports = { notificationDispatch, generationOfShape, PROBE_METHOD };
+module.exports = { notificationDispatch, generationOfShape };

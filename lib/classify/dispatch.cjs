@@ -13,9 +13,9 @@ const { takeHandoff } = require('../stdio/handoff.cjs');
 
 const { RELATED_TASK, PROGRESS_METHOD } = require('../adapters/common.cjs');
 
-// Reading a property through N-API costs ~150 ns; a JIT-compiled read in
-// JavaScript ~1 ns. So `dispatch` gathers here exactly the values the Rust
-// classifier inspects (the `for...in` key set - what zod's .strict() checks -
+// Reading a property through N-API costs far more than a JIT-compiled read
+// in JavaScript (docs/performance.md). So `dispatch` gathers here exactly the
+// values the Rust classifier inspects (the `for...in` key set - what zod's .strict() checks -
 // the six known fields, and the nested ones only under objects) and passes
 // them to the native `_dispatchGathered`, which makes every decision and owns
 // the ordering queue. `keys` < 0 makes the native side read the message
@@ -23,8 +23,8 @@ const { RELATED_TASK, PROGRESS_METHOD } = require('../adapters/common.cjs');
 // here is the binding's (`boundary`, crates/core/src/boundary.rs).
 //
 // The arguments are positional, in the binding's order (`boundary.SLOT_*`):
-// one N-API call reads them all. Filling an array by SLOT_* and calling
-// through Reflect.apply was measured ~35% slower per dispatch (~220 ns), so
+// one N-API call reads them all (filling an array by SLOT_* and calling
+// through Reflect.apply measured slower: docs/performance.md), so
 // the call below lists them in order, and GATHERED_ORDER, checked against
 // the binding's SLOT_* when the addon loads, says which order that is.
 //
@@ -163,5 +163,4 @@ module.exports = {
   dispatcherClass,
   // The public `Dispatcher`: requiring the package must not load the addon.
   Dispatcher: lazyBinding('Dispatcher', dispatcherClass),
-  GATHERED_ORDER,
 };

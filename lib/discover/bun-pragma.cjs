@@ -21,4 +21,4 @@ function embeddedFormatOf(source) {
   return first.startsWith(BUN_PRAGMA) && first.includes('@bun-cjs') ? undefined : 'module';
 }
 
-module.exports = { BUN_PRAGMA, BUN_CJS, embeddedFormatOf };
+module.exports = { BUN_PRAGMA, embeddedFormatOf };

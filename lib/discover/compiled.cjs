@@ -3,7 +3,7 @@
 // is run): its format (ELF, Mach-O, PE), a Bun single-file executable (Bun's
 // standalone trailer and the built-in arguments `bun build --compile
 // --compile-exec-argv` stored beside it), a Node single executable
-// application (its SEA fuse flipped to 1). Used by the launcher (lib/run/)
+// application (its SEA fuse flipped to 1). Used by `run` (lib/run/)
 // and doctor (lib/discover/executables.cjs). Every read is bounded.
 //
 // Bun (1.1 to 1.4 measured) appends its module graph to the executable,
@@ -28,9 +28,9 @@ const os = require('node:os');
 const { isBunEmbeddedPath } = require('../native/platform.cjs');
 
 const BUN_TRAILER = Buffer.from('\n---- Bun! ----\n', 'latin1');
-/** How far from a file's end Bun's trailer is looked for: ELF and PE, Mach-O (whose code signature of a 1 GB executable is ~8 MB). */
+/** How far from a file's end Bun's trailer is looked for: ELF and PE, Mach-O (whose code signature comes after it). Sizes: docs/performance.md. */
 const TAIL_BYTES = { ELF: 1024 * 1024, PE: 1024 * 1024, 'Mach-O': 16 * 1024 * 1024 };
-/** The tail looked in first: a Linux executable's trailer is tens of KB from its end, so the launcher reads no more. */
+/** The tail looked in first: where a Linux executable's trailer is, so `run` reads no more. */
 const FIRST_TAIL_BYTES = 64 * 1024;
 /** The built-in arguments read at most. */
 const MAX_EXEC_ARGV_BYTES = 64 * 1024;
@@ -67,7 +67,7 @@ const OFFSETS_SIZES = [32, 24];
 /** A module record's sizes looked for: 4 string pointers and 4 one-byte fields (36), plus 2 pointers (52, later lines), and between. */
 const MIN_MODULE_BYTES = 36;
 const MAX_MODULE_BYTES = 96;
-/** The module table read at most (Claude Code's 4,403 modules take 229 KB). */
+/** The module table read at most: far more than the largest host's (docs/performance.md). */
 const MAX_TABLE_BYTES = 16 * 1024 * 1024;
 /**
  * The size of one module record in `table` (the graph's module table, of
@@ -96,7 +96,7 @@ function moduleRecordBytes(table, byteCount) {
 /**
  * `bytes` (a multiple of 4 long) as little-endian u32 words: a typed array
  * over them where the machine is little-endian (indexing it is what keeps
- * reading a table of thousands of records cheap on the launcher's start).
+ * reading a table of thousands of records cheap on `run`'s start).
  */
 function wordsOf(bytes) {
   const count = bytes.length / 4;

@@ -174,7 +174,7 @@ function defaultBases() {
   return bases;
 }
 
-module.exports = { findSdkCopies, findSdkFiles, packagesNamed, packageDirsUnder, defaultBases, resolveExport, denoNpmCache };
+module.exports = { findSdkCopies, findSdkFiles, packageDirsUnder, defaultBases, resolveExport, denoNpmCache };
 
 // ---- bundled copies: SDK classes inside other files (found by shape) ----
 

@@ -168,4 +168,4 @@ function findCompiledExecutables(base) {
   return { executables, truncated };
 }
 
-module.exports = { findCompiledExecutables, executableFormatOf, holdsProtocol };
+module.exports = { findCompiledExecutables, holdsProtocol };

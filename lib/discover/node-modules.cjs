@@ -193,4 +193,4 @@ function packagesNamed(names, base, options = {}) {
   return found;
 }
 
-module.exports = { nodeModulesDirs, listDir, isDirectory, walkDirs, packageDirsUnder, packagesNamed };
+module.exports = { listDir, isDirectory, walkDirs, packageDirsUnder, packagesNamed };

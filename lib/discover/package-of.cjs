@@ -136,4 +136,4 @@ function moduleTypeOf(file) {
   return packageTypeOf(file) ?? 'commonjs';
 }
 
-module.exports = { readJson, packageJsonIn, packageOf, isSdkModuleFile, buildOf, sourceOfFile, packageTypeOf, moduleTypeOf };
+module.exports = { readJson, packageOf, isSdkModuleFile, buildOf, sourceOfFile, packageTypeOf, moduleTypeOf };

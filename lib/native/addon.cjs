@@ -126,7 +126,7 @@ function loadedFrom() {
   return loaded ? { from: loaded.from, file: loaded.file } : null;
 }
 
-module.exports = { load, loadedFrom, loadAddon };
+module.exports = { load, loadedFrom };
 // The addon's own exports, each read lazily (the classes the binding defines;
 // any other name is copied on once the addon has loaded).
 for (const name of ['Dispatcher', 'ProgressTokens', 'StdioFramer', 'StdioThreadReader', 'classify', 'boundary', '_testPanic']) {

@@ -214,7 +214,6 @@ function builtIntoExecutable() {
 module.exports = {
   PKG,
   ENV_OVERRIDE,
-  isMusl,
   platformArchABI,
   binaryFileName,
   launcherFileName,
@@ -229,6 +228,5 @@ module.exports = {
   npmDirOf,
   seaModule,
   isBunEmbeddedPath,
-  compiledExecutable,
   builtIntoExecutable,
 };

@@ -317,15 +317,9 @@ function sdkStatus(Protocol, source) {
   return { status: 'patchable', generation: adapter.generation, adapter };
 }
 
-/** The generation of a patched, patchable or fixed-upstream class, or the UnsupportedSdkError of any other. */
-function generationOf(Protocol, source) {
-  const status = sdkStatus(Protocol, source);
-  return status instanceof Error ? status : status.generation;
-}
-
 /** The native Dispatcher a connected Client/Server routes through, if any. */
 function dispatcherOf(protocol) {
   return protocol?.[progress.kState]?.dispatcher;
 }
 
-module.exports = { patchProtocol, isPatched, beforeConnect, generationOf, sdkStatus, dispatcherOf, UnsupportedSdkError };
+module.exports = { patchProtocol, isPatched, beforeConnect, sdkStatus, dispatcherOf, UnsupportedSdkError };

@@ -86,7 +86,6 @@ function patchStdioTransports(bases, options = {}) {
 }
 
 module.exports = {
-  findStdioModules,
   findStdioTransports,
   planStdioTransports,
   applyStdioPlan,

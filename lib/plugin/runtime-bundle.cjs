@@ -106,4 +106,4 @@ function writeRuntimeBundle(esbuild) {
   return made.file;
 }
 
-module.exports = { runtimeBundle, runtimeFile, writeRuntimeBundle, RUNTIME, BUNDLE };
+module.exports = { runtimeBundle, runtimeFile, writeRuntimeBundle, BUNDLE };

@@ -153,6 +153,3 @@ function userCacheDir() {
 
 module.exports = start;
 module.exports.default = start;
-module.exports.start = start;
-module.exports.candidateDirs = candidateDirs;
-module.exports.addonIn = addonIn;

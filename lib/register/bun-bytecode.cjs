@@ -19,7 +19,7 @@
 // that holds the prefilter's markers one of the chunk's own imports; none of
 // them importing the chunk back (a cycle would run it before them). What
 // that takes (a walk of the chunk's static imports, each module read once)
-// and the facade's plan are recorded per executable (lib/register/bun-record.cjs):
+// and the facade's plan are kept in the executable index (lib/register/bun-index.cjs):
 // a second start reads neither the chunk nor what it imports. Any doubt, and
 // the chunk is patched in its text as before.
 

@@ -192,4 +192,4 @@ function setupDisk(build, main, job, resolvePath) {
   }
 }
 
-module.exports = { createDiskJob, setupDisk, loadExactly, compiledByRequire, diskFormatOf };
+module.exports = { createDiskJob, setupDisk, loadExactly, compiledByRequire };

@@ -22,7 +22,7 @@ const { pathToFileURL } = require('node:url');
 const { META_GLOBAL, CJS_GLOBAL, EXPORTS_GLOBAL } = require('../shape/globals.cjs');
 const { BUN_PRAGMA, state, embeddedFormatOf, patchedClasses, definesSdkClass } = require('./bun-shared.cjs');
 const { sayUnreached, sayUnreachedLater } = require('./bun-unreached.cjs');
-const { readUnlessRecorded, noteRead, noteWalk, noteFacade, noteBytecode } = require('./bun-record.cjs');
+const { readUnlessIndexed, noteRead, noteWalk, noteFacade, noteBytecode } = require('./bun-index.cjs');
 const bytecode = require('./bun-bytecode.cjs');
 
 /**
@@ -107,7 +107,7 @@ function createEmbeddedJob() {
     let entry = decided.get(file);
     if (entry !== undefined) return entry;
     entry = null;
-    const { known, source, facade } = readUnlessRecorded(file);
+    const { known, source, facade } = readUnlessIndexed(file);
     if (facade !== undefined) {
       entry = facadeEntry(file, facade);
       decided.set(file, entry);
@@ -172,7 +172,7 @@ function createEmbeddedJob() {
 
 /** The executable's entry module `main`, which Bun loads through no hook: one holding an SDK class is warned about (the executable named). */
 function checkEntry(main) {
-  const { known, source } = readUnlessRecorded(main);
+  const { known, source } = readUnlessIndexed(main);
   if (source === undefined) {
     if (known === undefined) noteRead(main, source, undefined, known);
     return;

@@ -115,10 +115,10 @@ function setupGraph(build) {
   if (isBunEmbeddedPath(main)) {
     // The exit check first: what it reads goes into the record saved after it.
     require('./bun-unreached.cjs').watchExit();
-    require('./bun-record.cjs').openRecord();
+    require('./bun-index.cjs').openIndex();
     embedded.checkEntry(main);
   }
   disk.setupDisk(build, main, diskJob, resolvePath);
 }
 
-module.exports = { setupGraph, compiledByRequire: disk.compiledByRequire, createGraphHooks };
+module.exports = { setupGraph, compiledByRequire: disk.compiledByRequire };

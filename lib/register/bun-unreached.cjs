@@ -21,7 +21,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { isBunEmbeddedPath } = require('../native/platform.cjs');
 const { state, embeddedFormatOf, definesSdkClass } = require('./bun-shared.cjs');
-const { readUnlessRecorded, noteRead } = require('./bun-record.cjs');
+const { readUnlessIndexed, noteRead } = require('./bun-index.cjs');
 
 let said = false;
 let watching = false;
@@ -81,7 +81,7 @@ function checkLoaded() {
   if (said || reachedAny()) return;
   for (const file of Object.keys(require.cache)) {
     if (!isBunEmbeddedPath(file) || state.embedded.has(file) || file === globalThis.Bun?.main) continue;
-    const { known, source } = readUnlessRecorded(file);
+    const { known, source } = readUnlessIndexed(file);
     const format = source === undefined ? undefined : embeddedFormatOf(source) ?? 'commonjs';
     const holds = format !== undefined && definesSdkClass(source, file, format);
     if (known !== false) noteRead(file, source, holds ? format : undefined, known);

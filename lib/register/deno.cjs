@@ -48,4 +48,4 @@ function denoLoadHook(loaded, busy) {
   };
 }
 
-module.exports = { denoLoadHook, urlFormatOf };
+module.exports = { denoLoadHook };

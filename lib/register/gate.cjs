@@ -5,9 +5,9 @@
 // process a host starts, and users' MCP servers still run lines older than
 // this package supports (Node 16, 18, early 20; Bun 1.1, 1.2): there,
 // nothing may break. Named bail-outs:
-//   - NO_BUILTIN_MODULE: process.getBuiltinModule() (Node 20.16+, 22.3+),
-//     which register's start takes its built-ins with;
-//   - NO_REQUIRE_ESM: require() of an ES module (Node 20.19+, 22.12+), which
+//   - NO_BUILTIN_MODULE: process.getBuiltinModule(), which register's start
+//     takes its built-ins with;
+//   - NO_REQUIRE_ESM: require() of an ES module, which
 //     the `--require` entry loads the hooks' installer with: known only by
 //     trying (a test runner's sandbox reports process.features of its own),
 //     so lib/register/sandboxed.cjs reports it through refuse();
@@ -38,8 +38,9 @@ function whyNot() {
   return undefined;
 }
 
+/** What each bail-out needs, and the Node lines that have it (whyNot() checks for the function itself). */
 const NEEDS = {
-  NO_BUILTIN_MODULE: 'process.getBuiltinModule() (Node 20.19+, 22.12+ or 24+)',
+  NO_BUILTIN_MODULE: 'process.getBuiltinModule() (Node 20.16+ or 22.3+)',
   NO_REQUIRE_ESM: 'require() of ES modules (Node 20.19+, 22.12+ or 24+, without --no-experimental-require-module)',
 };
 
@@ -106,4 +107,4 @@ function mayRun() {
   return why === undefined;
 }
 
-module.exports = { mayRun, refuse, whyNot, olderThan, MIN_BUN, OWN_LOADER_THREAD };
+module.exports = { mayRun, refuse, olderThan, MIN_BUN, OWN_LOADER_THREAD };

@@ -9,9 +9,9 @@
 // to nothing: register.mjs (`--import`) loads no CommonJS file at all, and a
 // process that never requires or imports anything after it loads nothing
 // more (bench/startup.mjs measures it). Node's built-ins are taken with
-// process.getBuiltinModule() (Node 20.16+, 22.3+), not imported: an `import`
-// of a built-in builds an ES module facade for it, which measurably costs
-// every process `register` starts in. register.cjs (`--require`) and
+// process.getBuiltinModule() (lib/register/gate.cjs names the lines that
+// have it), not imported: an `import` of a built-in builds an ES module
+// facade for it, which measurably costs every process `register` starts in. register.cjs (`--require`) and
 // lib/register/sandboxed.cjs load it with require(esm). On a Node line
 // without getBuiltinModule() it installs nothing: lib/register/gate.cjs says
 // so in one line, and the process runs stock.

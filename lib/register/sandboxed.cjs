@@ -178,4 +178,4 @@ function registerInVitestVm(mod, pool) {
   exportPatcher(mod, (load) => patchCopiesByImport(load, ['esm', 'cjs']), `Vitest's ${pool} pool`, "the SDK copies that pool loads (past Node's loader hooks)");
 }
 
-module.exports = { isSandboxed, patchCjsCopiesNow, patchCopiesByImport, register, SUPPORTED_SETUPS, VITEST_WORKER };
+module.exports = { register, VITEST_WORKER };

@@ -164,7 +164,7 @@ function noRecordLines(file) {
 
 /**
  * `report [FILE] [--json]` to stdout, bad lines named on stderr; the hosts of
- * the run first (their parent, the launcher, wrote no record), then the
+ * the run first (their parent, `run`, wrote no record), then the
  * processes they started. Three passes over the file: its pids, the hosts,
  * the others. Resolves with the exit code.
  */

@@ -3,15 +3,8 @@
 // applied, whatever COMMAND is, and pass everything else through untouched
 // (stdio inherited, so the TTY too; the exit code; the signal it died of).
 //
-// What reaches what is lib/rule/ways-in.cjs's table, which lib/run/plan.cjs
-// applies to the command's file: every Node and Bun process started gets
-// register through NODE_OPTIONS and BUN_OPTIONS (a Bun-compiled executable
-// that reads no BUN_OPTIONS, through BUN_INSPECT_PRELOAD), `deno run` through
-// its arguments, and a Node single executable application nothing (one line
-// on stderr says so). The host takes them out of its own environment once
-// register has patched its SDK, and puts them back only for the MCP servers
-// it starts (lib/patch/fix-env.cjs): the commands it runs for its user get
-// the user's environment. A preload the user already set stays, before ours.
+// What the command gets is lib/run/plan.cjs's plan (by lib/rule/ways-in.cjs's
+// table); what the host does with it, lib/patch/fix-env.cjs's header says.
 
 const fs = require('node:fs');
 const { plan, isBatchFile } = require('./plan.cjs');
@@ -38,20 +31,20 @@ function say(line) {
  * process.execve() (22.15+, 24, 26; not on Windows) this process becomes the
  * command: its exit code, signals, stdio and TTY are the command's own, with
  * nothing in between. Elsewhere the command is a child with stdio
- * inherited; resolves with what the launcher should exit with: { code } or
- * { signal }. `record` ({ file, seen, only }): the native launcher's request
+ * inherited; resolves with what `run` should exit with: { code } or
+ * { signal }. `planFile` ({ file, seen, only }): the native launcher's request
  * for the plan file (lib/run/plan-file.cjs); with `only`, the plan is all it
  * asks for, and nothing is started.
  */
-function run(argv, { env = process.env, cwd = process.cwd(), exec = typeof process.execve === 'function' && process.platform !== 'win32', record } = {}) {
+function run(argv, { env = process.env, cwd = process.cwd(), exec = typeof process.execve === 'function' && process.platform !== 'win32', planFile } = {}) {
   const args = argv[0] === '--' ? argv.slice(1) : argv;
   if (args.length === 0) throw new Error('run needs a command: mcp-ordered-dispatch run -- COMMAND [ARGS...]');
   const planned = plan(args[0], args.slice(1), { env, cwd });
   const { command, commandArgs, childEnv, notice, file, compiled } = planned;
-  if (record !== undefined) {
-    const options = { seen: record.seen, env, command: args[0], args: args.slice(1), cwd };
-    const written = record.seen !== undefined && record.file !== undefined && require('./plan-file.cjs').writePlanFile(record.file, planned, options, say);
-    if (record.only) return Promise.resolve({ code: written ? 0 : NO_PLAN_WRITTEN });
+  if (planFile !== undefined) {
+    const options = { seen: planFile.seen, env, command: args[0], args: args.slice(1), cwd };
+    const written = planFile.seen !== undefined && planFile.file !== undefined && require('./plan-file.cjs').writePlanFile(planFile.file, planned, options, say);
+    if (planFile.only) return Promise.resolve({ code: written ? 0 : NO_PLAN_WRITTEN });
   }
   if (notice !== undefined) say(notice);
   if (exec && cwd === process.cwd() && file !== undefined && canStart(file, { byExec: true, native: compiled !== undefined })) {
@@ -61,7 +54,7 @@ function run(argv, { env = process.env, cwd = process.cwd(), exec = typeof proce
   return new Promise((resolve) => {
     let child;
     try {
-      // Required here: loading node:child_process costs the launcher a few ms, and execve() needs none of it.
+      // Required here: loading node:child_process costs `run` a few ms, and execve() needs none of it.
       child = require('node:child_process').spawn(...spawnArgs(command, commandArgs, file), { stdio: 'inherit', env: childEnv, cwd, windowsVerbatimArguments: isBatchFile(file) });
     } catch (error) {
       // Some failures (ETXTBSY) are thrown, not emitted.
@@ -71,7 +64,7 @@ function run(argv, { env = process.env, cwd = process.cwd(), exec = typeof proce
     // A terminal's Ctrl-C and hang-up go to its whole foreground process
     // group, the child included: forwarded then, they would arrive twice.
     // With a terminal on stdin they are left to the terminal; SIGTERM (and
-    // anything sent to the launcher alone) is forwarded.
+    // anything sent to `run` alone) is forwarded.
     const fromTerminal = require('node:tty').isatty(0);
     const handlers = new Map();
     for (const signal of FORWARDED) {

@@ -1,10 +1,10 @@
 'use strict';
 // The plan file: the plan made here for a start of the native launcher's
-// (crates/launcher; how it replays one: its src/main.rs), written when it asks
-// (`run --plan-record=FILE --plan-only`, with what it saw of the start in the
+// (crates/launcher; how it starts one directly: its src/main.rs), written when it asks
+// (`run --plan-file=FILE --plan-only`, with what it saw of the start in the
 // contract's seen-variable). lib/run/launcher-contract.json is what both
 // halves agree on: the variables a plan reads, which the key must cover, and
-// the ones a replay may set. A plan a replay cannot reproduce exactly (a Deno
+// the ones a direct start may set. A plan a direct start cannot reproduce exactly (a Deno
 // command's inserted arguments, a preload chained to the user's, a file only
 // a shell or cmd.exe runs) is written as one: `run` starts that host.
 
@@ -27,15 +27,15 @@ function sawThisPlan(saw, planned, { env, command }) {
   return CONTRACT.planReads.every((name) => (env[name] ?? null) === saw.env[name]);
 }
 
-/** The variables a replay of `planned` sets, or undefined when a replay would not start the host exactly as planned. */
-function replaySet(planned, { env, args }) {
+/** The variables a direct start of `planned` sets, or undefined when a direct start would not start the host exactly as planned. */
+function directSet(planned, { env, args }) {
   if (planned.commandArgs.length !== args.length || planned.commandArgs.some((arg, i) => arg !== args[i])) return undefined;
   if ((env.BUN_INSPECT_PRELOAD ?? '') !== '') return undefined;
   if (isBatchFile(planned.file) || !canStart(planned.file, { byExec: true, native: planned.compiled !== undefined })) return undefined;
   const set = {};
   for (const name of Object.keys({ ...env, ...planned.childEnv })) {
     if (planned.childEnv[name] === env[name]) continue;
-    if (!CONTRACT.replayMaySet.includes(name) || planned.childEnv[name] === undefined) return undefined;
+    if (!CONTRACT.directMaySet.includes(name) || planned.childEnv[name] === undefined) return undefined;
     set[name] = planned.childEnv[name];
   }
   return set;
@@ -54,11 +54,11 @@ function planFileOf(planned, { seen, env, command, args, cwd }) {
     return undefined;
   }
   if (!sawThisPlan(saw, planned, { env, command })) return undefined;
-  const set = replaySet(planned, { env, args });
-  if (set === undefined) return { v: CONTRACT.version, seen, cwd: null, replay: false };
+  const set = directSet(planned, { env, args });
+  if (set === undefined) return { v: CONTRACT.version, seen, cwd: null, direct: false };
   // The working directory is part of the key only where the plan used it (the native launcher compares it).
   const at = planned.cwdUsed ? cwd : null;
-  return { v: CONTRACT.version, seen, cwd: at, replay: true, file: planned.file, argv0: planned.command, set, notice: planned.notice ?? null };
+  return { v: CONTRACT.version, seen, cwd: at, direct: true, file: planned.file, argv0: planned.command, set, notice: planned.notice ?? null };
 }
 
 /**

@@ -90,7 +90,7 @@ function shebangOf(file) {
 }
 
 /** The runtime a program name names: 'node', 'bun', 'deno', or undefined. */
-function runtimeOf(program) {
+function runtimeNamed(program) {
   const name = path.basename(program).replace(/\.exe$/i, '').toLowerCase();
   if (name === 'node' || name === 'nodejs') return 'node';
   if (name === 'bun' || name === 'bunx') return 'bun';
@@ -146,7 +146,7 @@ function denoArgs(args, register, cwd) {
  * { command, args (before the user's), file (what will run: undefined when
  * not found) }.
  */
-function commandOf(command, env, cwd) {
+function commandFound(command, env, cwd) {
   let file = resolveCommand(command, env, cwd);
   const shim = file === undefined ? undefined : shimTarget(file);
   if (shim === undefined) return { command, args: [], file };
@@ -163,12 +163,12 @@ function commandOf(command, env, cwd) {
  * (whether the plan depends on the working directory beyond finding the file) }.
  */
 function plan(command, args, { env = process.env, cwd = process.cwd() } = {}) {
-  const found = commandOf(command, env, cwd);
+  const found = commandFound(command, env, cwd);
   const { file } = found;
   const compiled = file === undefined ? undefined : compiledKindOf(file);
   // A runtime by name, or a script by its `#!` line (a native executable's name may still be a runtime's: `node`).
   const interpreter = compiled === undefined && file !== undefined ? shebangOf(file) : undefined;
-  const runtime = compiled === undefined || compiled.kind === 'native' ? runtimeOf(interpreter?.[0] ?? found.command) : undefined;
+  const runtime = compiled === undefined || compiled.kind === 'native' ? runtimeNamed(interpreter?.[0] ?? found.command) : undefined;
   const register = registerEntry();
   const way = waysIn.wayIn({ compiled, runtime, spacedPath: /\s/.test(register.file) });
   const base = { file, compiled, command: found.command, commandArgs: [...found.args, ...args] };
@@ -183,12 +183,14 @@ function plan(command, args, { env = process.env, cwd = process.cwd() } = {}) {
     // One line, and the host as it is: no carrier set, for it or for what it starts.
     return { ...base, childEnv: env, notice: `${file} is a Bun-compiled executable ${waysIn.bunWayInWords(compiled).words}, so nothing reaches the SDK inside it at run time and it runs unchanged; ${FIX.BUILD_IT_IN}, or ask its developers to build it with ${waysIn.BUN_NEWER}.` };
   }
-  const values = marker.carrierValues({ cjs: register.cjs, mjs: register.file });
+  // register's two entries, in the shape the marker's functions take.
+  const ours = { cjs: register.cjs, mjs: register.file };
+  const values = marker.carrierValues(ours);
   const theirs = env.BUN_INSPECT_PRELOAD;
-  const chained = way.carriers.includes('BUN_INSPECT_PRELOAD') && theirs !== undefined && theirs !== '' && !marker.holdsRegister(theirs, { cjs: register.cjs, mjs: register.file })
+  const chained = way.carriers.includes('BUN_INSPECT_PRELOAD') && theirs !== undefined && theirs !== '' && !marker.holdsRegister(theirs, ours)
     ? chainedPreload(path.resolve(cwd, theirs), register.file)
     : undefined;
-  const childEnv = marker.envWithFix(env, way.carriers, values, { entries: { cjs: register.cjs, mjs: register.file }, inspectPreload: chained });
+  const childEnv = marker.envWithFix(env, way.carriers, values, { entries: ours, inspectPreload: chained });
   if (way.denoPreload) {
     // `deno ...`, or `#!/usr/bin/env -S deno run ...` run as the kernel would, with ours inserted.
     const denoArgv = interpreter === undefined ? base.commandArgs : [...interpreter.slice(1), file, ...args];

@@ -2,8 +2,8 @@
 // `mcp-ordered-dispatch setup HOST...`: the fix on for good for the hosts a
 // user chooses, without typing `run`, and for nothing else on the machine:
 // one marked block in the shell's startup file (lib/run/shells.cjs writes a
-// function per host; the native launcher's replay is told in
-// crates/launcher/src/lib.rs), changed only through
+// function per host; the native launcher's direct start is told in
+// crates/launcher/src/main.rs), changed only through
 // lib/run/startup-file.cjs. The block's state line records what `--undo`
 // needs to give the file back byte for byte (whether setup created it,
 // whether it ended with a newline), the hosts, and a digest of the block's
@@ -43,12 +43,12 @@ function carriersFor(planned) {
 /**
  * The words a host function starts its host with, the host's name and
  * arguments after them: the native launcher (`native`, when this platform
- * has one) told which Node and bin make a plan and where plans are recorded
- * (`records`, when there is a usable cache directory), else `run` itself.
+ * has one) told which Node and bin make a plan and where plans are kept
+ * (`plans`, when there is a usable cache directory), else `run` itself.
  */
-function launchWords({ native, node, cli, records }) {
+function launchWords({ native, node, cli, plans }) {
   if (native === undefined) return [node, cli, 'run', '--'];
-  return [native, `--node=${node}`, `--cli=${cli}`, ...(records === undefined ? [] : [`--records=${records}`]), '--'];
+  return [native, `--node=${node}`, `--cli=${cli}`, ...(plans === undefined ? [] : [`--plans=${plans}`]), '--'];
 }
 
 /** The one line a host function says when this package is gone from where setup found it. */

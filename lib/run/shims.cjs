@@ -58,4 +58,4 @@ function shimTarget(file) {
   return { program: fs.existsSync(beside) ? beside : 'node', args: [...wordsOf(match[1]), target], target };
 }
 
-module.exports = { shimTarget, SHIM_EXTENSIONS };
+module.exports = { shimTarget };

@@ -45,7 +45,8 @@ function usableCacheDir() {
 
 /**
  * The SHA-256 of `parts` (strings, UTF-8, or bytes), in hex. Under Bun, Bun's
- * own hasher (the same digest): loading node:crypto costs a Bun start about 6 ms.
+ * own hasher (the same digest), since loading node:crypto costs a Bun start
+ * time (docs/performance.md).
  */
 function sha256Hex(...parts) {
   const Hasher = globalThis.Bun?.CryptoHasher;

@@ -64,8 +64,8 @@ function textOf(source) {
  *   skipSdkScope (default false): leave modules under the SDK's scope alone;
  *   compileWhole (default true): a CommonJS module must also compile whole;
  *     false proves each changed class alone, as for an ES module (the bundler
- *     plugin's esbuild output files: V8 compiles a bundle whole at about
- *     35 MB/s, more than the build's own time allows; cached apart);
+ *     plugin's esbuild output files, which V8 compiles whole too slowly for
+ *     a build, docs/performance.md; cached apart);
  *   perClass (default false): a text naming a global is not passed over
  *     whole (changed already: a hook installed twice, a build with the
  *     plugin); each class whose body starts with a block is (the plugin's

@@ -18,10 +18,8 @@ const { performance } = require('node:perf_hooks');
 
 /**
  * Main-thread time a turn of the event loop gives the pieces of all
- * readers (ms): one piece of 512 small messages takes the SDK about 1-2 ms,
- * so a turn is a piece or two, and a timer or a ping waits about this long
- * behind them (bench/servers.mjs: 2 ms gave the ping p99 9.0 ms where 4 ms
- * gave 12.1 ms, with the same main-thread CPU within noise).
+ * readers (ms): a turn is a piece or two, and a timer or a ping waits about
+ * this long behind them (how it was chosen: docs/performance.md).
  */
 const TURN_BUDGET_MS = 2;
 
@@ -106,4 +104,4 @@ function useHub(StdioThreadReader) {
   }
 }
 
-module.exports = { useHub, holdIfOver, TURN_BUDGET_MS, OVERALL_HIGH_WATER };
+module.exports = { useHub, holdIfOver };

@@ -14,7 +14,7 @@
 //
 // timeline(cassette) turns the events into the lines (messages) of both
 // directions in the order they were complete, with where the recorded chunks
-// began inside each line, for replay.cjs and redactCassette.
+// began inside each line, for cassette-player.cjs and redactCassette.
 
 const fs = require('node:fs');
 const { isUtf8 } = require('node:buffer');
@@ -267,12 +267,8 @@ function redactCassette(input, output, fn) {
 }
 
 module.exports = {
-  FORMAT,
-  VERSION,
   CassetteError,
   CassetteWriter,
-  chunkEvent,
-  parseCassette,
   readCassette,
   loadCassette,
   timeline,

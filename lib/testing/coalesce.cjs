@@ -142,4 +142,4 @@ function planWrites(lines, mode, rng) {
   return writes.map((w) => ({ bytes: Buffer.concat(w.parts), t: w.t, awaits: w.awaits, boundary: w.boundary }));
 }
 
-module.exports = { COALESCING_MODES, DEFAULT_MODES, parseMode, rngFor, randomCuts, planWrites };
+module.exports = { COALESCING_MODES, DEFAULT_MODES, parseMode, rngFor, planWrites };

@@ -6,7 +6,7 @@
 
 const assert = require('node:assert');
 const { DEFAULT_MODES, parseMode } = require('./coalesce.cjs');
-const { replayServerCommand, replayTransport } = require('./replay.cjs');
+const { replayServerCommand, replayTransport } = require('./cassette-player.cjs');
 const { pathOf } = require('./cassette.cjs');
 
 const BASELINE = 'separate';
@@ -81,4 +81,4 @@ async function forEachCoalescing(cassette, fn, options = {}) {
   throw error;
 }
 
-module.exports = { forEachCoalescing, serverParamsFor };
+module.exports = { forEachCoalescing };

@@ -7,8 +7,8 @@ const path = require('node:path');
 const raw = require('./raw-server.cjs');
 const { tapWire } = require('./wire-tap.cjs');
 const { readCassette, redactCassette, CassetteError } = require('./cassette.cjs');
-const { recordTransport } = require('./record.cjs');
-const { replayServerCommand, replayTransport, REPLAY_SERVER_PATH, NO_RECORDED_MATCH } = require('./replay.cjs');
+const { recordTransport } = require('./cassette-recorder.cjs');
+const { replayServerCommand, replayTransport, REPLAY_SERVER_PATH, NO_RECORDED_MATCH } = require('./cassette-player.cjs');
 const { COALESCING_MODES } = require('./coalesce.cjs');
 const { forEachCoalescing } = require('./for-each-coalescing.cjs');
 

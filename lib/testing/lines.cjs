@@ -1,6 +1,6 @@
 'use strict';
 // Newline-delimited JSON as it arrives from a stream: chunks in, complete
-// lines out. raw-server.cjs and replay.cjs also run as child processes of
+// lines out. raw-server.cjs and cassette-player.cjs also run as child processes of
 // their own (`node <file>`), so this requires nothing.
 
 const NEWLINE = 0x0a;
@@ -29,4 +29,25 @@ function lineSplitter() {
   };
 }
 
-module.exports = { lineSplitter };
+/**
+ * A stream's 'data' handler for newline-delimited JSON: each line that
+ * parses goes to `onMessage`, each other line but a blank one to `onBad`.
+ */
+function jsonLines(onMessage, onBad) {
+  const linesOf = lineSplitter();
+  return (chunk) => {
+    for (const text of linesOf(chunk)) {
+      if (text.trim() === '') continue;
+      let message;
+      try {
+        message = JSON.parse(text);
+      } catch {
+        onBad(text);
+        continue;
+      }
+      onMessage(message);
+    }
+  };
+}
+
+module.exports = { lineSplitter, jsonLines };

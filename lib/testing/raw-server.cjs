@@ -19,7 +19,7 @@
 // Usage: node lib/testing/raw-server.cjs --mode=all-in-one --progress=5
 //    or: npx mcp-ordered-dispatch raw-server --mode=all-in-one --progress=5
 
-const { lineSplitter } = require('./lines.cjs');
+const { jsonLines } = require('./lines.cjs');
 const { MODES, FABRICATED_TOKEN, GAP_DEFAULT, line, pacer, callProgressTool } = require('./raw-server-writes.cjs');
 
 const SUPPORTED_PROTOCOL_VERSIONS = Object.freeze([
@@ -147,20 +147,7 @@ function startRawServer(options = {}) {
     // and other responses are ignored.
   }
 
-  const linesOf = lineSplitter();
-  const onData = (chunk) => {
-    for (const text of linesOf(chunk)) {
-      if (text.trim() === '') continue;
-      let message;
-      try {
-        message = JSON.parse(text);
-      } catch {
-        write(line({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }));
-        continue;
-      }
-      handleMessage(message);
-    }
-  };
+  const onData = jsonLines(handleMessage, () => write(line({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } })));
 
   return new Promise((resolve) => {
     let finished = false;

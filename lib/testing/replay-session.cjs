@@ -1,7 +1,7 @@
 'use strict';
 // The replay's script and session: what the recorded server sent, cut into
 // answers, and the ReplaySession that matches a live client's messages to
-// them (lib/testing/replay.cjs serves it on stdio or in process).
+// them (lib/testing/cassette-player.cjs serves it on stdio or in process).
 //
 // What the recorded server sent is cut into answers: everything it sent after
 // a client request (up to and including its response; its progress

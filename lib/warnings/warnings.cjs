@@ -30,7 +30,7 @@ const WARNINGS = Object.freeze({
   NO_SDK: Object.freeze({ code: 'MCP_ORDERED_DISPATCH_NO_SDK', type: 'NoSdkWarning' }),
 });
 
-/** The fix sentences several warnings (and the launcher's and doctor's lines) end with. */
+/** The fix sentences several warnings (and run's and doctor's lines) end with. */
 const FIX = Object.freeze({
   PATCH_IN_CODE: "Patch in code instead: call install() from 'mcp-ordered-dispatch' before the application connects, or patchProtocol() on the Protocol class it imports.",
   INSTALL_OR_PATCH: "Call install() from 'mcp-ordered-dispatch' before the application connects, or patchProtocol() on the Protocol class it exports.",

@@ -1,6 +1,6 @@
 // A host that bundles its own code, SDK included, and patches in code: it
 // keeps mcp-ordered-dispatch external (esbuild --external:mcp-ordered-dispatch,
-// as README's "Which hosts it reaches" says) and hands the bundled, minified
+// as docs/how-it-works.md's "Which hosts register reaches" says) and hands the bundled, minified
 // classes to patchProtocol() and patchStdioTransport(), which read them by
 // shape (no local or helper names). Stock the bundle loses all 60 coalesced
 // progress notifications; patched, none.

@@ -70,8 +70,8 @@ test('a copy of the package: no bundle and no esbuild â†’ runtime.cjs; written â
   for (const input of ['runtime.cjs', '../native/platform.cjs', '../patch/receiver.cjs', '../../package.json']) assert.ok(inputs.includes(input), `${input} in ${inputs}`);
   assert.equal(inputs.some((input) => input.startsWith('/') || input.includes('node_modules')), false, inputs.join(' '));
   const ran = inChild(pkg, `const found = b.runtimeBundle(); const start = require(b.runtimeFile());
-    return { file: found.file, start: typeof start, same: start === start.start, candidateDirs: typeof start.candidateDirs };`);
-  assert.deepEqual(ran, { file: bundleFile, start: 'function', same: true, candidateDirs: 'function' });
+    return { file: found.file, start: typeof start, same: start === start.default };`);
+  assert.deepEqual(ran, { file: bundleFile, start: 'function', same: true });
 
   fs.appendFileSync(path.join(pkg, 'lib', 'native', 'platform.cjs'), '\n// changed after the bundle was made\n');
   assert.deepEqual(inChild(pkg, 'return { found: b.runtimeBundle() ?? null, file: b.runtimeFile() };'), { found: null, file: path.join(pkg, 'lib', 'plugin', 'runtime.cjs') });

@@ -27,12 +27,12 @@ fs.writeFileSync(PRINT_ARGS, 'process.stdout.write(JSON.stringify(process.argv.s
 
 test('run: its options stand before the command; from the command on, every argument is the command\'s', async () => {
   const [dashed, bare, unknown] = await Promise.all([
-    cli('run', '--report', '--', process.execPath, PRINT_ARGS, '--report', '--plan-record=x'),
+    cli('run', '--report', '--', process.execPath, PRINT_ARGS, '--report', '--plan-file=x'),
     cli('run', process.execPath, PRINT_ARGS, '--report'),
     cli('run', '--reprot', process.execPath),
   ]);
   assert.equal(dashed.code, 0, show(dashed));
-  assert.deepEqual(JSON.parse(dashed.stdout), ['--report', '--plan-record=x']);
+  assert.deepEqual(JSON.parse(dashed.stdout), ['--report', '--plan-file=x']);
   assert.equal(dashed.stderr.split('\n').filter((l) => l.includes('the report of this run goes to')).length, 1, show(dashed));
   assert.equal(bare.code, 0, show(bare));
   assert.deepEqual(JSON.parse(bare.stdout), ['--report']);
@@ -61,5 +61,5 @@ test('every subcommand: --name value and --name=value alike, a missing value and
   for (const line of ['run [--report] [--] COMMAND', 'report [--json] [FILE]', 'setup [--shell=bash|zsh|fish|powershell] [--rc=FILE] [--remove] [--undo] [--print-env] HOST...', 'doctor [--cwd=DIR] [--json] [--pairs=N]']) {
     assert.ok(help.stdout.includes(`mcp-ordered-dispatch ${line}`), `${line}\n${help.stdout}`);
   }
-  assert.doesNotMatch(help.stdout, /plan-record/);
+  assert.doesNotMatch(help.stdout, /plan-file/);
 });

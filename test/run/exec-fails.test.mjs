@@ -64,7 +64,7 @@ test("setup's function path (the native launcher): a host held open for writing 
   fs.copyFileSync('/bin/true', host);
   fs.chmodSync(host, 0o755);
   const env = { ...cleanEnv(), PATH: `${dir}:${process.env.PATH}`, MCP_ORDERED_DISPATCH_CACHE_DIR: plans };
-  const start = () => runCommand(nativeLauncher(), [`--node=${process.execPath}`, `--cli=${BIN}`, `--records=${plans}`, '--', 'busy-host'], { cwd: dir, env });
+  const start = () => runCommand(nativeLauncher(), [`--node=${process.execPath}`, `--cli=${BIN}`, `--plans=${plans}`, '--', 'busy-host'], { cwd: dir, env });
   assert.equal((await start()).code, 0, 'planned while not busy');
   const writer = fs.openSync(host, 'r+');
   t.after(() => fs.closeSync(writer));

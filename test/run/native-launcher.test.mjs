@@ -1,11 +1,11 @@
 // The native launcher (crates/launcher), what setup's shell functions start
 // a host with: the first start of a host asks `run` for the plan, which
-// writes it in a plan file; every start replays it (the next with no Node
+// writes it in a plan file; every later start starts it directly (no Node
 // start) and gives the host what `run` gives it (environment, exit code),
 // and more: its own argument and variable bytes, every signal disposition
 // the shell gave. What changes the plan (the host's file rewritten, a
 // carrier of the user's) asks `run` again. The plan files it cannot trust
-// are never replayed, and what a replay could not reproduce goes through
+// are never started directly, and what a direct start could not reproduce goes through
 // `run`. Node starts are counted by a wrapper that the launcher is told is Node.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -65,14 +65,14 @@ const nodeStarts = () => (fs.existsSync(counter) ? fs.readFileSync(counter, 'utf
 
 /** The launcher as setup's function starts it. */
 function launch(command, args, { node = countingNode, extra } = {}) {
-  return runCommand(nativeLauncher(), [`--node=${node}`, `--cli=${BIN}`, `--records=${cache}`, '--', command, ...args], { cwd: dir, env: env(extra) });
+  return runCommand(nativeLauncher(), [`--node=${node}`, `--cli=${BIN}`, `--plans=${cache}`, '--', command, ...args], { cwd: dir, env: env(extra) });
 }
 
 test('the native launcher is built for this platform', () => {
   assert.ok(nativeLauncher() !== undefined, 'npm install (scripts/build.cjs) builds crates/launcher into the package root');
 });
 
-test('the first start asks run for the plan; the next replay it with no Node start, giving the host what run gives it', { skip: POSIX }, async () => {
+test('the first start asks run for the plan; the next start it directly, with no Node start, giving the host what run gives it', { skip: POSIX }, async () => {
   const args = ['a', 'b c', '--flag'];
   const viaRun = await runCommand(process.execPath, [BIN, 'run', '--', 'host', ...args], { cwd: dir, env: env() });
   assert.equal(viaRun.code, 0, show(viaRun));
@@ -90,11 +90,11 @@ test('the first start asks run for the plan; the next replay it with no Node sta
   for (let i = 0; i < 3; i++) {
     const again = await launch('host', args);
     assert.equal(again.code, 0, show(again));
-    assert.deepEqual(JSON.parse(again.stdout), expected, 'the replay gives what run gives');
+    assert.deepEqual(JSON.parse(again.stdout), expected, 'the direct start gives what run gives');
   }
   assert.equal(nodeStarts(), before + 1, 'three more starts, no Node start');
 
-  // The host updated (its file rewritten): planned again, then replayed again.
+  // The host updated (its file rewritten): planned again, then started directly again.
   writeHost('host', 1);
   await launch('host', args);
   assert.equal(nodeStarts(), before + 2, 'a rewritten host is planned again');
@@ -107,28 +107,28 @@ test('the first start asks run for the plan; the next replay it with no Node sta
   assert.ok(viaRunMine.NODE_OPTIONS.startsWith('--no-warnings '));
   assert.deepEqual(JSON.parse((await launch('host', args, { extra: mine })).stdout), viaRunMine);
   assert.deepEqual(JSON.parse((await launch('host', args, { extra: mine })).stdout), viaRunMine);
-  assert.equal(nodeStarts(), before + 3, 'planned once for the new variable, then replayed');
+  assert.equal(nodeStarts(), before + 3, 'planned once for the new variable, then started directly');
   assert.deepEqual(JSON.parse((await launch('host', args)).stdout), expected);
   assert.equal(nodeStarts(), before + 4, 'and once again without it (one plan file per command: the last plan)');
 });
 
-test('a replayed host has its exit code, its arguments and the signal dispositions it has started alone', { skip: POSIX }, async () => {
+test('a host started directly has its exit code, its arguments and the signal dispositions it has started alone', { skip: POSIX }, async () => {
   const plain = await runCommand(path.join(binDir, 'sh-host'), ['x'], { cwd: dir, env: env() });
   await launch('sh-host', ['x']); // planned
   const before = nodeStarts();
-  const replayed = await launch('sh-host', ['x']);
-  assert.equal(nodeStarts(), before, 'replayed');
-  assert.equal(replayed.code, 7, show(replayed));
-  assert.equal(replayed.stdout, plain.stdout, show(replayed));
+  const direct = await launch('sh-host', ['x']);
+  assert.equal(nodeStarts(), before, 'started directly');
+  assert.equal(direct.code, 7, show(direct));
+  assert.equal(direct.stdout, plain.stdout, show(direct));
   const sig = (out) => out.split('\n').find((l) => l.startsWith('signals ')) ?? assert.fail(`no signal masks: ${out}`);
-  assert.equal(sig(replayed.stdout), sig(plain.stdout), 'no signal ignored or blocked that a shell would not');
-  assert.match(replayed.stdout, /\/sh-host x$/m);
-  assert.match(sig(replayed.stdout), /^signals 0+ 0+$/, 'SIGPIPE (which Rust ignores) is not ignored in the host, nothing blocked');
+  assert.equal(sig(direct.stdout), sig(plain.stdout), 'no signal ignored or blocked that a shell would not');
+  assert.match(direct.stdout, /\/sh-host x$/m);
+  assert.match(sig(direct.stdout), /^signals 0+ 0+$/, 'SIGPIPE (which Rust ignores) is not ignored in the host, nothing blocked');
   // A signal the shell ignores (`nohup`, `trap '' HUP`) stays ignored, as the host started alone has it.
   const underTrap = (argv) => runCommand('sh', ['-c', 'trap "" HUP; exec "$@"', 'sh', ...argv], { cwd: dir, env: env() });
   const alone = await underTrap([path.join(binDir, 'sh-host'), 'x']);
-  const trapped = await underTrap([nativeLauncher(), `--node=${countingNode}`, `--cli=${BIN}`, `--records=${cache}`, '--', 'sh-host', 'x']);
-  assert.equal(nodeStarts(), before, 'replayed');
+  const trapped = await underTrap([nativeLauncher(), `--node=${countingNode}`, `--cli=${BIN}`, `--plans=${cache}`, '--', 'sh-host', 'x']);
+  assert.equal(nodeStarts(), before, 'started directly');
   assert.doesNotMatch(sig(alone.stdout), /^signals 0+ /, 'the shell ignores SIGHUP for it');
   assert.equal(sig(trapped.stdout), sig(alone.stdout), 'the same dispositions as the host started alone');
 });
@@ -137,8 +137,8 @@ test('an argument and a variable that are not UTF-8 reach the host byte for byte
   fs.writeFileSync(path.join(binDir, 'bytes-host'), '#!/bin/sh\nprintf "%s" "$1" | od -An -tx1\nprintf "%s" "$MCP_OD_BYTES" | od -An -tx1\n', { mode: 0o755 });
   // Node cannot spawn bytes that are not UTF-8: a shell makes them.
   const script = 'b=$(printf "\\377\\376"); MCP_OD_BYTES="$b" exec "$0" "$@" "$b"';
-  const start = () => runCommand('sh', ['-c', script, nativeLauncher(), `--node=${countingNode}`, `--cli=${BIN}`, `--records=${cache}`, '--', 'bytes-host'], { cwd: dir, env: env() });
-  for (const [label, starts] of [['the first start (planned by run)', 1], ['a replay', 0]]) {
+  const start = () => runCommand('sh', ['-c', script, nativeLauncher(), `--node=${countingNode}`, `--cli=${BIN}`, `--plans=${cache}`, '--', 'bytes-host'], { cwd: dir, env: env() });
+  for (const [label, starts] of [['the first start (planned by run)', 1], ['a direct start', 0]]) {
     const before = nodeStarts();
     const r = await start();
     assert.equal(r.code, 0, show(r));
@@ -153,20 +153,20 @@ test("a signal the shell ignores stays ignored in the host, SIGPIPE included (`t
   const sig = (out) => out.split('\n').find((l) => l.startsWith('signals ')) ?? assert.fail(`no signal masks: ${out}`);
   const alone = sig((await underTrap([path.join(binDir, 'pipe-host')])).stdout);
   assert.doesNotMatch(alone, /^signals 0+ /, 'the shell ignores SIGPIPE for it');
-  for (const [label, starts] of [['the first start', 1], ['a replay', 0]]) {
+  for (const [label, starts] of [['the first start', 1], ['a direct start', 0]]) {
     const before = nodeStarts();
-    const r = await underTrap([nativeLauncher(), `--node=${countingNode}`, `--cli=${BIN}`, `--records=${cache}`, '--', 'pipe-host']);
+    const r = await underTrap([nativeLauncher(), `--node=${countingNode}`, `--cli=${BIN}`, `--plans=${cache}`, '--', 'pipe-host']);
     assert.equal(sig(r.stdout), alone, `${label}: ${show(r)}`);
     assert.equal(nodeStarts(), before + starts, label);
   }
 });
 
-test('a plans folder or a plan file that is a link is never replayed: such starts go through Node, with the fix', { skip: POSIX }, async () => {
+test('a plans folder or a plan file that is a link is never started directly: such starts go through Node, with the fix', { skip: POSIX }, async () => {
   const real = path.join(dir, 'real-plans');
   const link = path.join(dir, 'linked-plans');
   fs.mkdirSync(real, { mode: 0o700 });
   fs.symlinkSync(real, link);
-  const viaLink = () => runCommand(nativeLauncher(), [`--node=${countingNode}`, `--cli=${BIN}`, `--records=${link}`, '--', 'host'], { cwd: dir, env: env({ MCP_ORDERED_DISPATCH_CACHE_DIR: link }) });
+  const viaLink = () => runCommand(nativeLauncher(), [`--node=${countingNode}`, `--cli=${BIN}`, `--plans=${link}`, '--', 'host'], { cwd: dir, env: env({ MCP_ORDERED_DISPATCH_CACHE_DIR: link }) });
   for (let i = 0; i < 2; i++) {
     const before = nodeStarts();
     const r = await viaLink();
@@ -184,7 +184,7 @@ test('a plans folder or a plan file that is a link is never replayed: such start
   assert.equal(nodeStarts(), before + 1, 'a plan file that is a link went through Node');
 });
 
-test('a plan file it cannot trust is not replayed, and a Node that is gone is replaced by the one on PATH', { skip: POSIX }, async () => {
+test('a plan file it cannot trust is not started directly, and a Node that is gone is replaced by the one on PATH', { skip: POSIX }, async () => {
   await launch('host', []);
   const planFile = path.join(cache, `run-${Buffer.from('host').toString('hex')}.json`);
   const good = fs.readFileSync(planFile, 'utf8');
@@ -204,34 +204,34 @@ test('a plan file it cannot trust is not replayed, and a Node that is gone is re
   assert.ok(JSON.parse(gone.stdout).NODE_OPTIONS.includes('register.cjs'), show(gone));
 });
 
-test("the launcher contract's variables are the rule's carriers and marker: what a plan reads and a replay may set", () => {
+test("the launcher contract's variables are the rule's carriers and marker: what a plan reads and a direct start may set", () => {
   const { CARRIERS, MARKER } = require('../../lib/rule/marker.cjs');
   assert.deepEqual([...CONTRACT.planReads].sort(), [...CARRIERS, MARKER].sort());
-  assert.deepEqual([...CONTRACT.replayMaySet].sort(), [...CARRIERS, MARKER].sort());
+  assert.deepEqual([...CONTRACT.directMaySet].sort(), [...CARRIERS, MARKER].sort());
 });
 
-test('what a replay could not reproduce is never replayed, and a key that does not cover what the plan read is refused', () => {
+test('what a direct start could not reproduce goes through run, and a key that does not cover what the plan read is refused', () => {
   const cwd = dir;
   const at = (command, args, e = env()) => ({ planned: plan(command, args, { env: e, cwd }), env: e, command, args });
   const every = Object.fromEntries(CONTRACT.planReads.map((name) => [name, null]));
   const seenOf = (file, vars = every) => JSON.stringify({ v: CONTRACT.version, command: 'host', file, env: vars });
   const { planned, env: e, args } = at('host', ['x']);
   const options = { env: e, command: 'host', args, cwd };
-  const replayed = (seen, o = options, p = planned) => planFileOf(p, { ...o, seen })?.replay;
-  if (process.platform !== 'win32') assert.equal(replayed(seenOf(planned.file)), true, 'a plain host is replayed');
+  const direct = (seen, o = options, p = planned) => planFileOf(p, { ...o, seen })?.direct;
+  if (process.platform !== 'win32') assert.equal(direct(seenOf(planned.file)), true, 'a plain host is started directly');
   assert.equal(planFileOf(planned, { ...options, seen: seenOf(planned.file) })?.cwd, null, 'the working directory is no part of its key');
-  assert.equal(replayed(seenOf('/elsewhere/host')), undefined, 'another file than the one the native launcher saw');
-  assert.equal(replayed(seenOf(planned.file, { ...every, NODE_OPTIONS: '--other' })), undefined, 'a variable seen otherwise than the plan read it');
-  assert.equal(replayed(seenOf(planned.file, {})), undefined, 'a key that covers none of the variables the plan read');
+  assert.equal(direct(seenOf('/elsewhere/host')), undefined, 'another file than the one the native launcher saw');
+  assert.equal(direct(seenOf(planned.file, { ...every, NODE_OPTIONS: '--other' })), undefined, 'a variable seen otherwise than the plan read it');
+  assert.equal(direct(seenOf(planned.file, {})), undefined, 'a key that covers none of the variables the plan read');
   const { MCP_ORDERED_DISPATCH_RUN: _, ...fewer } = every;
-  assert.equal(replayed(seenOf(planned.file, fewer)), undefined, 'a key that covers some of them');
-  assert.equal(replayed(seenOf(planned.file, { ...every, OTHER: null })), undefined, 'a key with a variable the plan does not read');
-  assert.equal(replayed(seenOf(planned.file), { ...options, command: 'other' }), undefined, 'another command');
-  assert.equal(replayed('not json'), undefined);
+  assert.equal(direct(seenOf(planned.file, fewer)), undefined, 'a key that covers some of them');
+  assert.equal(direct(seenOf(planned.file, { ...every, OTHER: null })), undefined, 'a key with a variable the plan does not read');
+  assert.equal(direct(seenOf(planned.file), { ...options, command: 'other' }), undefined, 'another command');
+  assert.equal(direct('not json'), undefined);
   const withPreload = env({ BUN_INSPECT_PRELOAD: path.join(dir, 'mine.mjs') });
   const chained = at('host', ['x'], withPreload);
   const seenChained = seenOf(chained.planned.file, { ...every, BUN_INSPECT_PRELOAD: withPreload.BUN_INSPECT_PRELOAD });
-  assert.equal(replayed(seenChained, { ...options, env: withPreload }, chained.planned), false, "a preload chained to the user's: through run");
+  assert.equal(direct(seenChained, { ...options, env: withPreload }, chained.planned), false, "a preload chained to the user's: through run");
   const moved = { ...planned, commandArgs: ['--preload', 'x', 'x'] };
-  assert.equal(replayed(seenOf(planned.file), options, moved), false, 'arguments inserted (deno): through run');
+  assert.equal(direct(seenOf(planned.file), options, moved), false, 'arguments inserted (deno): through run');
 });

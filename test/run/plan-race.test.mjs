@@ -37,15 +37,15 @@ after(() => {
   for (const d of [mine, theirs]) if (d) fs.rmSync(d, { recursive: true, force: true });
 });
 
-test(`a plans folder another user swaps in a loop is never replayed: ${ROUNDS} starts, none with their variables`, { skip, timeout: 300_000 }, async (t) => {
+test(`a plans folder another user swaps in a loop is never started directly: ${ROUNDS} starts, none with their variables`, { skip, timeout: 300_000 }, async (t) => {
   const plans = path.join(mine, 'plans');
   fs.mkdirSync(plans, { mode: 0o700 });
   fs.mkdirSync(path.join(mine, 'bin'));
   const host = path.join(mine, 'bin', 'race-host');
   fs.writeFileSync(host, `#!/bin/sh\nprintf '%s\\n' "NODE_OPTIONS=$NODE_OPTIONS"\n`, { mode: 0o755 });
   const env = { PATH: `${path.dirname(host)}:${path.dirname(process.execPath)}:/usr/bin:/bin`, HOME: mine, MCP_ORDERED_DISPATCH_CACHE_DIR: plans };
-  const start = (records) => runCommand(nativeLauncher(), [`--node=${process.execPath}`, `--cli=${BIN}`, `--records=${records}`, '--', 'race-host'], { cwd: mine, env });
-  // The user's own plan, replayed from their folder.
+  const start = (records) => runCommand(nativeLauncher(), [`--node=${process.execPath}`, `--cli=${BIN}`, `--plans=${records}`, '--', 'race-host'], { cwd: mine, env });
+  // The user's own plan, started directly from their folder.
   const first = await start(plans);
   assert.equal(first.code, 0, show(first));
   const name = `run-${Buffer.from('race-host').toString('hex')}.json`;
@@ -68,7 +68,7 @@ test(`a plans folder another user swaps in a loop is never replayed: ${ROUNDS} s
   for (let i = 0; i < ROUNDS; i++) {
     const r = await start(swapped);
     assert.equal(r.code, 0, show(r));
-    assert.doesNotMatch(r.stdout, /their\/preload/, `start ${i + 1} replayed the other user's plan`);
+    assert.doesNotMatch(r.stdout, /their\/preload/, `start ${i + 1} started the other user's plan directly`);
     assert.match(r.stdout, /NODE_OPTIONS=.*register\.cjs/, show(r));
   }
   assert.equal(swapper.exitCode, null, 'the other user swapped the folder the whole time');

@@ -90,7 +90,7 @@ test('setup into a startup file it creates: --undo removes it again', { skip: PO
 test('a function whose package is gone runs the plain host and says so in one line', { skip: POSIX, timeout: 120_000 }, async () => {
   const setup = (await import('../../lib/run/setup.cjs')).default;
   const rc = bashFile();
-  const launch = setup.launchWords({ native: nativeLauncher(), node: process.execPath, cli: BIN, records: home });
+  const launch = setup.launchWords({ native: nativeLauncher(), node: process.execPath, cli: BIN, plans: home });
   setup.setup({ hosts: ['myhost'], shell: 'bash', file: rc, launch, guard: path.join(home, 'moved', 'register.mjs') });
   try {
     const r = await inShell('myhost');

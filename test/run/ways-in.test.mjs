@@ -94,26 +94,26 @@ test('run on an executable whose Bun reads no preload: exactly one line, and it 
   assert.equal(ok.stderr, '', show(ok));
   assert.notEqual(JSON.parse(ok.stdout.trim().split('\n').pop()).env.BUN_INSPECT_PRELOAD, null);
 
-  // Both as setup's function starts them, the plan replayed by the native launcher: the same line, the same start.
+  // Both as setup's function starts them, the plan started directly by the native launcher: the same line, the same start.
   for (const [exe, viaRun] of [[file, r], [reached, ok]]) {
-    const replayed = await replay(exe);
-    assert.equal(replayed.stderr, viaRun.stderr, `${exe}: ${show(replayed)}`);
-    assert.deepEqual(JSON.parse(replayed.stdout.trim().split('\n').pop()), JSON.parse(viaRun.stdout.trim().split('\n').pop()), exe);
+    const direct = await startDirectly(exe);
+    assert.equal(direct.stderr, viaRun.stderr, `${exe}: ${show(direct)}`);
+    assert.deepEqual(JSON.parse(direct.stdout.trim().split('\n').pop()), JSON.parse(viaRun.stdout.trim().split('\n').pop()), exe);
   }
 });
 
-/** `file` started twice through the native launcher: the first records its plan, the second (told a Node that fails) replays it. */
-async function replay(file) {
+/** `file` started twice through the native launcher: the first has run write its plan, the second (told a Node that fails) starts it directly. */
+async function startDirectly(file) {
   const { nativeLauncher } = require('../../lib/native/launcher.cjs');
   const records = path.join(dir, 'records');
   fs.mkdirSync(records, { recursive: true, mode: 0o700 });
   const env = cleanEnv({ MCP_ORDERED_DISPATCH_CACHE_DIR: records });
-  const words = (node) => [`--node=${node}`, `--cli=${BIN}`, `--records=${records}`, '--', file];
+  const words = (node) => [`--node=${node}`, `--cli=${BIN}`, `--plans=${records}`, '--', file];
   const first = await runCommand(nativeLauncher(), words(process.execPath), { cwd: dir, env, timeout: 60_000 });
   assert.equal(first.code, 0, show(first));
   const noNode = path.join(dir, 'no-node.sh');
   fs.writeFileSync(noNode, '#!/bin/sh\nexit 99\n', { mode: 0o755 });
   const second = await runCommand(nativeLauncher(), words(noNode), { cwd: dir, env, timeout: 60_000 });
-  assert.equal(second.code, 0, `replayed, not through Node: ${show(second)}`);
+  assert.equal(second.code, 0, `started directly, not through Node: ${show(second)}`);
   return second;
 }

@@ -38,7 +38,7 @@ function countsOf(stderr) {
   // Besides the copy patched (test/register/debug-lines.test.mjs), one line of the record's counts.
   const lines = stderr.split('\n').filter((line) => line !== '' && !/^MCP-ORDERED-DISPATCH \d+: patched /.test(line));
   assert.equal(lines.length, 1, stderr);
-  const found = lines[0].match(/bun record: (\d+) embedded modules scanned, (\d+) read to be patched, (\d+) decided by the record alone; (\d+) with SDK classes run from their bytecode$/);
+  const found = lines[0].match(/bun executable index: (\d+) embedded modules scanned, (\d+) read to be patched, (\d+) decided by the index alone; (\d+) with SDK classes run from their bytecode$/);
   assert.ok(found, lines[0]);
   const [scanned, patched, recorded, bytecode] = found.slice(1).map(Number);
   return { scanned, patched, recorded, bytecode };

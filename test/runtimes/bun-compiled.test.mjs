@@ -37,20 +37,20 @@ const skip = RUNTIMES.bun ? false : 'bun is not installed here';
 const WAYS = [
   { name: 'BUN_OPTIONS="--preload <register>"', run: (exe, env = {}) => runCompiled(exe, { env: { ...env, BUN_OPTIONS: `${env.BUN_OPTIONS ?? ''} --preload ${REGISTER}`.trim() } }) },
   { name: 'mcp-ordered-dispatch run --', run: (exe, env = {}) => runCompiled(process.execPath, { args: [BIN, 'run', '--', exe], env, cwd: path.dirname(exe) }) },
-  { name: "setup's shell function (the native launcher, replaying)", run: (exe, env = {}) => throughNativeLauncher(exe, env) },
+  { name: "setup's shell function (the native launcher, starting directly)", run: (exe, env = {}) => throughNativeLauncher(exe, env) },
 ];
 
 /**
  * `exe` started as setup's shell function starts it, twice: the first start
- * records the plan (through `run`), the second replays it, told a Node that
- * fails: its result is the replay's.
+ * has `run` write the plan, the second starts it directly, told a Node that
+ * fails: its result is the direct start's.
  */
 async function throughNativeLauncher(exe, env) {
   const records = path.join(dir, 'records');
   fs.mkdirSync(records, { recursive: true, mode: 0o700 });
   const failingNode = path.join(dir, process.platform === 'win32' ? 'failing-node.cmd' : 'failing-node');
-  fs.writeFileSync(failingNode, process.platform === 'win32' ? '@exit /b 99\r\n' : '#!/bin/sh\necho "not replayed: Node started" >&2\nexit 99\n', { mode: 0o755 });
-  const words = (node) => [`--node=${node}`, `--cli=${BIN}`, `--records=${records}`, '--', exe];
+  fs.writeFileSync(failingNode, process.platform === 'win32' ? '@exit /b 99\r\n' : '#!/bin/sh\necho "not started directly: Node started" >&2\nexit 99\n', { mode: 0o755 });
+  const words = (node) => [`--node=${node}`, `--cli=${BIN}`, `--plans=${records}`, '--', exe];
   const withCache = { ...env, MCP_ORDERED_DISPATCH_CACHE_DIR: records };
   await runCompiled(nativeLauncher(), { args: words(process.execPath), env: withCache, cwd: path.dirname(exe) });
   return runCompiled(nativeLauncher(), { args: words(failingNode), env: withCache, cwd: path.dirname(exe) });
@@ -198,7 +198,7 @@ test('the record: a second start of the same executable scans no embedded module
     // Besides the copy patched (test/register/debug-lines.test.mjs), one line of the record's counts.
     const lines = r.stderr.split('\n').filter((line) => line !== '' && !/^MCP-ORDERED-DISPATCH \d+: patched /.test(line));
     assert.equal(lines.length, 1, r.stderr);
-    const [, scanned, patched, recorded] = lines[0].match(/bun record: (\d+) embedded modules scanned, (\d+) read to be patched, (\d+) decided by the record alone; \d+ with SDK classes run from their bytecode$/).map(Number);
+    const [, scanned, patched, recorded] = lines[0].match(/bun executable index: (\d+) embedded modules scanned, (\d+) read to be patched, (\d+) decided by the index alone; \d+ with SDK classes run from their bytecode$/).map(Number);
     return { lost: r.lost, scanned, patched, recorded };
   };
   for (const exe of exes.filter((e) => e.app === 'sdk1' && (e.kind === 'esm' || e.kind === 'cjs'))) {

@@ -35,7 +35,7 @@ import { BIN, ECHO, EVERYTHING, EVERYTHING_VERSION, LONG_CALLS, LONG_RUNNING, RO
 
 const require = createRequire(import.meta.url);
 const { bytesFrom, messagesFrom } = require('../../lib/testing/cassette.cjs');
-const { buildScript } = require('../../lib/testing/replay.cjs');
+const { buildScript } = require('../../lib/testing/cassette-player.cjs');
 const { planWrites, rngFor } = require('../../lib/testing/coalesce.cjs');
 const SDK_VERSION = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'sdk', 'package.json'), 'utf8')).version;
 const SESSION_SCRIPT = fileURLToPath(new URL('./support/session.mjs', import.meta.url));

@@ -11,7 +11,7 @@ const TEXT: &str = include_str!("../../../lib/run/launcher-contract.json");
 pub struct Contract {
     pub version: u64,
     pub plan_reads: Vec<String>,
-    pub replay_may_set: Vec<String>,
+    pub direct_may_set: Vec<String>,
     pub seen_variable: String,
     pub max_plan_bytes: u64,
 }
@@ -35,7 +35,7 @@ fn parse(text: &str) -> Option<Contract> {
     Some(Contract {
         version: value.get("version")?.as_u64()?,
         plan_reads: names("planReads")?,
-        replay_may_set: names("replayMaySet")?,
+        direct_may_set: names("directMaySet")?,
         seen_variable: value.get("seenVariable")?.as_str()?.to_string(),
         max_plan_bytes: value.get("maxPlanBytes")?.as_u64()?,
     })

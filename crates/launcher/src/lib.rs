@@ -12,7 +12,7 @@ pub mod seen;
 pub mod trusted;
 
 pub use contract::contract;
-pub use plan::{plan_file_name, plan_of, Plan, Replay};
+pub use plan::{plan_file_name, plan_of, Direct, Plan};
 pub use request::{parse_request, Ask, Request, USAGE};
 pub use resolve::{can_start, is_path, normalized, resolve, Platform};
 pub use seen::{identity, seen};

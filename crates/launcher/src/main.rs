@@ -1,15 +1,16 @@
 //! `mcp-ordered-dispatch-launcher`: what `mcp-ordered-dispatch setup`'s shell
-//! functions start a host with, and where the replay is told. It finds the
-//! host as a shell would; when a plan file that `run` wrote for exactly this
-//! start is there (its key: what the start sees, src/seen.rs) and only this
-//! user could have written it (src/trusted.rs), it becomes that host with the
-//! plan's variables and no Node start: its own argument and environment bytes,
-//! every signal disposition the shell gave it. Otherwise it asks `run` for the
-//! plan alone (`run --plan-record=FILE --plan-only`, a child that writes it
-//! and starts nothing), then replays it. A plan no replay reproduces, or none
-//! at all, goes through `run` itself. On Unix it becomes the host (execve);
-//! elsewhere the host is its child and it exits as the host did. What reaches
-//! what is decided in lib/run/, never here.
+//! functions start a host with, and the one place its direct start is told
+//! (the other files point here). It finds the host as a shell would; when a
+//! plan file that `run` wrote for exactly this start is there (its key: what
+//! the start sees, src/seen.rs) and only this user could have written it
+//! (src/trusted.rs), it becomes that host with the plan's variables and no
+//! Node start: its own argument and environment bytes, every signal
+//! disposition the shell gave it. Otherwise it asks `run` for the plan alone
+//! (`run --plan-file=FILE --plan-only`, a child that writes it and starts
+//! nothing), then starts it directly. A plan no direct start reproduces, or
+//! none at all, goes through `run` itself. On Unix it becomes the host
+//! (execve); elsewhere the host is its child and it exits as the host did.
+//! What reaches what is decided in lib/run/, never here.
 
 // Under `cargo test --all-targets` the harness brings its own main (and runs
 // no test: they are in tests/), so the C main and what only it calls stand aside.
@@ -17,7 +18,7 @@
 #![cfg_attr(test, allow(dead_code, unused_imports))]
 
 use mcp_ordered_dispatch_launcher::{
-    contract, parse_request, plan_file_name, plan_of, resolve, seen, Ask, Plan, Platform, Replay,
+    contract, parse_request, plan_file_name, plan_of, resolve, seen, Ask, Direct, Plan, Platform,
     Request,
 };
 use std::ffi::{OsStr, OsString};
@@ -94,11 +95,11 @@ fn launch(args: Vec<OsString>) -> i32 {
                     .then(|| keyed.read())
                     .flatten()
             });
-            if let Some(Plan::Replay(replay)) = plan {
-                if let Some(notice) = &replay.notice {
+            if let Some(Plan::Direct(direct)) = plan {
+                if let Some(notice) = &direct.notice {
                     say(notice);
                 }
-                let error = start(&replayed(&replay, file, &request.args));
+                let error = start(&direct_start(&direct, file, &request.args));
                 return cannot_start(&request.command, &error);
             }
         }
@@ -150,7 +151,7 @@ impl Keyed<'_> {
 
 /// The plan of this start, written by `run` (a child: it starts nothing), with what was seen in the contract's variable.
 fn plan_through_node(request: &Request, keyed: &Keyed) -> bool {
-    let mut option = OsString::from("--plan-record=");
+    let mut option = OsString::from("--plan-file=");
     option.push(keyed.dir.join(&keyed.name));
     let ask = |node: &Path| {
         Command::new(node)
@@ -172,12 +173,12 @@ fn plan_through_node(request: &Request, keyed: &Keyed) -> bool {
 }
 
 /// The host as the plan says, from the file this launcher resolved: argv[0], the variables, the user's arguments.
-fn replayed(replay: &Replay, file: &Path, args: &[OsString]) -> Start {
-    let argv = std::iter::once(OsString::from(&replay.argv0))
+fn direct_start(direct: &Direct, file: &Path, args: &[OsString]) -> Start {
+    let argv = std::iter::once(OsString::from(&direct.argv0))
         .chain(args.iter().cloned())
         .collect();
     let mut start = Start::new(file.to_path_buf(), argv);
-    start.set = replay
+    start.set = direct
         .set
         .iter()
         .map(|(name, value)| (name.into(), value.into()))

@@ -20,17 +20,17 @@ pub fn plan_file_name(command: &OsStr) -> Option<String> {
 /// What a plan file says of this start.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Plan {
-    /// Start the host with these variables set.
-    Replay(Replay),
-    /// A plan no replay reproduces (a `deno run` host, a preload of the user's chained): `run` starts it.
+    /// Start the host directly, with these variables set.
+    Direct(Direct),
+    /// A plan no direct start reproduces (a `deno run` host, a preload of the user's chained): `run` starts it.
     ThroughRun,
 }
 
-/// A plan to replay: the host's argv[0], the variables to set (the user's
+/// A plan the launcher starts directly: the host's argv[0], the variables to set (the user's
 /// arguments follow unchanged), and the one line for stderr. The file is
 /// the one the launcher resolved, which the plan names too.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Replay {
+pub struct Direct {
     pub argv0: String,
     pub set: Vec<(String, String)>,
     pub notice: Option<String>,
@@ -53,13 +53,13 @@ pub fn plan_of(text: &str, seen: &str, cwd: &Path, file: &Path) -> Option<Plan> 
             }
         }
     }
-    if !value.get("replay")?.as_bool()? {
+    if !value.get("direct")?.as_bool()? {
         return Some(Plan::ThroughRun);
     }
     if Path::new(value.get("file")?.as_str()?) != file {
         return None;
     }
-    let may_set = &contract().replay_may_set;
+    let may_set = &contract().direct_may_set;
     let set = value
         .get("set")?
         .as_object()?
@@ -73,7 +73,7 @@ pub fn plan_of(text: &str, seen: &str, cwd: &Path, file: &Path) -> Option<Plan> 
         None | Some(serde_json::Value::Null) => None,
         Some(v) => Some(v.as_str()?.to_string()),
     };
-    Some(Plan::Replay(Replay {
+    Some(Plan::Direct(Direct {
         argv0: value.get("argv0")?.as_str()?.to_string(),
         set,
         notice,

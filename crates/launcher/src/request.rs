@@ -3,7 +3,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-/// A start as setup's shell function asks for it: `--node=PATH --cli=PATH [--records=DIR] [--] COMMAND ARGS...`.
+/// A start as setup's shell function asks for it: `--node=PATH --cli=PATH [--plans=DIR] [--] COMMAND ARGS...`.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Request {
     /// The Node that runs `run` (setup's process.execPath).
@@ -27,7 +27,7 @@ pub enum Ask {
 }
 
 /// The usage line, for a request this launcher cannot read.
-pub const USAGE: &str = "usage: mcp-ordered-dispatch-launcher --node=PATH --cli=PATH [--records=DIR] -- COMMAND [ARGS...] (written by `mcp-ordered-dispatch setup`)";
+pub const USAGE: &str = "usage: mcp-ordered-dispatch-launcher --node=PATH --cli=PATH [--plans=DIR] -- COMMAND [ARGS...] (written by `mcp-ordered-dispatch setup`)";
 
 /// Reads the launcher's arguments (without argv[0]).
 pub fn parse_request(argv: impl IntoIterator<Item = OsString>) -> Result<Ask, String> {
@@ -53,7 +53,7 @@ pub fn parse_request(argv: impl IntoIterator<Item = OsString>) -> Result<Ask, St
             node = Some(PathBuf::from(value));
         } else if let Some(value) = text.strip_prefix("--cli=") {
             cli = Some(PathBuf::from(value));
-        } else if let Some(value) = text.strip_prefix("--records=") {
+        } else if let Some(value) = text.strip_prefix("--plans=") {
             plans = Some(PathBuf::from(value));
         } else if let Some(value) = text.strip_prefix("--exec=") {
             exec = Some(PathBuf::from(value));

@@ -36,7 +36,7 @@ pub fn identity(metadata: &Metadata) -> serde_json::Value {
 /// every variable the contract says a plan reads, and this package's bin and
 /// version (which Node runs `run` is none). `run` says in the plan when the
 /// working directory matters. None when it cannot be said (a value that is
-/// not Unicode, a file that cannot be read): such a start is never replayed.
+/// not Unicode, a file that cannot be read): such a start is never started directly.
 pub fn seen(
     request: &Request,
     file: &Path,

@@ -1,12 +1,12 @@
-//! A plan file read back: replayed only for the start it was made for, with none but the contract's variables.
+//! A plan file read back: started directly only for the start it was made for, with none but the contract's variables.
 
-use mcp_ordered_dispatch_launcher::{contract, plan_file_name, plan_of, Plan, Replay};
+use mcp_ordered_dispatch_launcher::{contract, plan_file_name, plan_of, Direct, Plan};
 use std::ffi::{OsStr, OsString};
 use std::path::Path;
 
 fn plan_text(extra: &str) -> String {
     format!(
-        r#"{{"v":{},"seen":"S","cwd":null,"replay":true,"file":"/bin/host","argv0":"host","set":{{"BUN_OPTIONS":"--preload=/p.mjs"}},"notice":null{extra}}}"#,
+        r#"{{"v":{},"seen":"S","cwd":null,"direct":true,"file":"/bin/host","argv0":"host","set":{{"BUN_OPTIONS":"--preload=/p.mjs"}},"notice":null{extra}}}"#,
         contract().version
     )
 }
@@ -26,11 +26,11 @@ fn names_plan_files_by_command() {
 }
 
 #[test]
-fn replays_only_what_was_planned_for_this_start() {
+fn starts_directly_only_what_was_planned_for_this_start() {
     let text = plan_text("");
     assert_eq!(
         of(&text),
-        Some(Plan::Replay(Replay {
+        Some(Plan::Direct(Direct {
             argv0: "host".into(),
             set: vec![("BUN_OPTIONS".into(), "--preload=/p.mjs".into())],
             notice: None,
@@ -45,23 +45,23 @@ fn replays_only_what_was_planned_for_this_start() {
     assert_eq!(of(&text.replace("\"--preload=/p.mjs\"", "3")), None);
     assert_eq!(of("{"), None);
     let noticed = text.replace("\"notice\":null", "\"notice\":\"one line\"");
-    let Some(Plan::Replay(replay)) = of(&noticed) else {
-        panic!("not replayed")
+    let Some(Plan::Direct(direct)) = of(&noticed) else {
+        panic!("not started directly")
     };
-    assert_eq!(replay.notice.as_deref(), Some("one line"));
+    assert_eq!(direct.notice.as_deref(), Some("one line"));
 }
 
 #[test]
-fn replays_only_the_file_it_resolved() {
+fn starts_directly_only_the_file_it_resolved() {
     let text = plan_text("");
     assert_eq!(of(&text.replace("/bin/host", "/tmp/other")), None);
 }
 
 #[test]
-fn replays_no_variable_outside_the_contract() {
+fn sets_no_variable_outside_the_contract() {
     let text = plan_text("").replace("BUN_OPTIONS", "LD_PRELOAD");
     assert_eq!(of(&text), None);
-    for name in &contract().replay_may_set {
+    for name in &contract().direct_may_set {
         assert!(
             of(&plan_text("").replace("BUN_OPTIONS", name)).is_some(),
             "{name}"
@@ -87,9 +87,9 @@ fn the_working_directory_counts_where_the_plan_says_so() {
 }
 
 #[test]
-fn a_plan_no_replay_reproduces_goes_through_run() {
+fn a_plan_no_direct_start_reproduces_goes_through_run() {
     let text = format!(
-        r#"{{"v":{},"seen":"S","cwd":null,"replay":false}}"#,
+        r#"{{"v":{},"seen":"S","cwd":null,"direct":false}}"#,
         contract().version
     );
     assert_eq!(of(&text), Some(Plan::ThroughRun));
@@ -100,7 +100,7 @@ fn the_contract_is_whole() {
     let c = contract();
     assert!(c.plan_reads.contains(&"NODE_OPTIONS".to_string()));
     assert!(c
-        .replay_may_set
+        .direct_may_set
         .iter()
         .all(|name| c.plan_reads.contains(name)));
     assert!(c.seen_variable.starts_with("MCP_ORDERED_DISPATCH_"));

@@ -20,7 +20,7 @@ fn reads_a_request() {
     let r = start(&[
         "--node=/n",
         "--cli=/c",
-        "--records=/r",
+        "--plans=/r",
         "--",
         "claude",
         "-p",

@@ -48,7 +48,7 @@ fn sees_what_the_plan_reads() {
     std::thread::sleep(std::time::Duration::from_millis(10));
     std::fs::write(&file, "yz").unwrap();
     assert_ne!(c, seen(&request("/n", "host"), &file, none).unwrap());
-    // No package.json beside the bin: nothing to key on, never replayed.
+    // No package.json beside the bin: nothing to key on, never started directly.
     std::fs::remove_file(&manifest).unwrap();
     assert_eq!(seen(&request("/n", "host"), &file, none), None);
     std::fs::remove_dir_all(&dir).unwrap();

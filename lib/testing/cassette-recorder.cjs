@@ -166,9 +166,9 @@ function recordTransport(transport, file, options = {}) {
   return transport;
 }
 
-module.exports = { parseRecordArgs, recordStdio, recordTransport, main, RECORD_USAGE, FORWARDED_SIGNALS };
+module.exports = { recordTransport, main };
 
-// `node lib/testing/record.cjs --out FILE -- COMMAND…` works too.
+// `node lib/testing/cassette-recorder.cjs --out FILE -- COMMAND…` works too.
 if (require.main === module) main(process.argv.slice(2)).catch((error) => {
   process.stderr.write(`mcp-ordered-dispatch record: ${error?.message ?? error}\n`);
   process.exit(2);

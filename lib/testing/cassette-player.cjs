@@ -5,12 +5,12 @@
 // lib/testing/replay-session.cjs; this file carries its bytes, through a
 // child's stdin and stdout or an SDK Transport's send() and onmessage.
 //
-//   node lib/testing/replay.cjs CASSETTE [--coalesce=MODE] [--gap=ping|immediate|MS] [--timing[=SCALE]]
+//   node lib/testing/cassette-player.cjs CASSETTE [--coalesce=MODE] [--gap=ping|immediate|MS] [--timing[=SCALE]]
 
 const path = require('node:path');
 const { loadCassette, pathOf } = require('./cassette.cjs');
 const { parseMode } = require('./coalesce.cjs');
-const { lineSplitter } = require('./lines.cjs');
+const { lineSplitter, jsonLines } = require('./lines.cjs');
 const { NO_RECORDED_MATCH, buildScript, ReplaySession } = require('./replay-session.cjs');
 
 const REPLAY_SERVER_PATH = __filename;
@@ -131,20 +131,10 @@ function serveStdio(cassette, options = {}) {
     error: (error) => stderr.write(`mcp-ordered-dispatch replay: ${error?.stack ?? error}\n`),
     warn: (text) => stderr.write(`mcp-ordered-dispatch replay: ${text}\n`),
   });
-  const linesOf = lineSplitter();
-  const onData = (chunk) => {
-    for (const text of linesOf(chunk)) {
-      if (text.trim() === '') continue;
-      let message;
-      try {
-        message = JSON.parse(text);
-      } catch {
-        stderr.write(`mcp-ordered-dispatch replay: ignored a line from the client that is not JSON: ${text.slice(0, 200)}\n`);
-        continue;
-      }
-      session.receive(message);
-    }
-  };
+  const onData = jsonLines(
+    (message) => session.receive(message),
+    (text) => stderr.write(`mcp-ordered-dispatch replay: ignored a line from the client that is not JSON: ${text.slice(0, 200)}\n`),
+  );
   return new Promise((resolve) => {
     let ended = false;
     const end = async () => {
@@ -183,11 +173,8 @@ module.exports = {
   REPLAY_SERVER_PATH,
   NO_RECORDED_MATCH,
   buildScript,
-  ReplaySession,
   replayServerCommand,
   replayTransport,
-  serveStdio,
-  parseArgs,
   main,
 };
 
