@@ -76,6 +76,10 @@ export function launch(exe, args, env, cwd, { way = 'run', timeout = TIMEOUT_MS,
     child.stdout.setEncoding('utf8').on('data', (c) => (stdout += c));
     child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c));
     const timer = setTimeout(() => killGroup(child.pid), timeout);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      resolve({ code: error.code, signal: null, stdout, stderr: `${stderr}${error.message}` });
+    });
     child.once('close', (code, signal) => {
       clearTimeout(timer);
       killGroup(child.pid); // What it left behind (a server, a relaunched session).

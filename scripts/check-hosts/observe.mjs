@@ -40,11 +40,11 @@ export function readReport(file) {
 export const showReport = (records) =>
   records.length === 0
     ? 'no report line'
-    : records.map((r) => `pid ${r.pid} (parent ${r.ppid}) ${r.thread} ${r.program}: ${r.classes.length} classes patched, ${r.messages} messages, ${r.delivered} progress delivered, ${r.unknownToken} unknown-token`).join('; ');
+    : records.map((r) => `pid ${r.pid} (parent ${r.ppid}) ${r.thread} ${r.program}: patched ${r.classes.join(", ") || "nothing"}, ${r.messages} messages, ${r.delivered} progress delivered, ${r.unknownToken} unknown-token`).join('; ');
 
 /** The servers' environments in words: which of run's variables each was given, and whether register loaded in it. */
 export const showServers = (log) =>
   log.servers.length === 0 ? 'no server started' : log.servers.map((s) => `server ${s.pid}: ${s.runVariables.length ? `given ${s.runVariables.join(', ')}` : "none of run's variables"}, ${s.patched ? 'register loaded' : 'stock'}`).join('; ');
 
 /** The shell command's output as the host sent it back: the line that holds what it printed. */
-export const shellSaw = (text) => (text ?? '').match(/NODE_OPTIONS=[^\n"\\]*/)?.[0];
+export const shellSaw = (text) => (text ?? '').match(/NODE_OPTIONS=(?!%s)[^\n"\\]*/)?.[0]; // not the command itself, which some hosts echo

@@ -94,5 +94,6 @@ export async function checkRelauncher(host) {
   detail(`report under run: ${showReport(launched.report)}`);
   detail(`the process that dispatched the session's messages: ${relaunched.length ? relaunched.map((r) => `pid ${r.pid}, child of ${r.ppid}, ${r.messages} messages`).join('; ') : 'none patched'}`);
   detail(`the shell command saw, stock: ${JSON.stringify(stock.shell)}; under run: ${JSON.stringify(launched.shell)}`);
-  return { ok, row: [host.name, host.version, `stock: ${lost(stock) ?? '-'} unknown-token, ${stock.server.progress - (lost(stock) ?? 0)}/${stock.server.progress} delivered; run: ${lost(launched)} unknown-token, ${delivered} delivered per report, ${relaunched.map((r) => `${r.messages} msgs in pid ${r.pid}`).join(', ')}; shell clean: ${launched.shell === EXPECTED_SHELL}`] };
+  const stockSays = stock.unknownToken === undefined ? `unknown-token n/a (its own progress handler), sent ${stock.server.progress}` : `${stock.unknownToken} unknown-token, ${stock.server.progress - stock.unknownToken}/${stock.server.progress} delivered`;
+  return { ok, row: [host.name, host.version, `stock: ${stockSays}; run: ${launched.unknownToken ?? 'n/a'} unknown-token (report: ${launched.report.reduce((n, r) => n + r.unknownToken, 0)}), ${delivered} delivered per report, ${relaunched.map((r) => `${r.messages} msgs in pid ${r.pid}`).join(', ')}; shell clean: ${launched.shell === EXPECTED_SHELL}`] };
 }

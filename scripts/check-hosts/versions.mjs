@@ -13,7 +13,7 @@ export const HOSTS = [
   { name: 'opencode', family: 'bun-hosts', pkg: 'opencode-linux-x64', version: '1.18.34', bin: 'bin/opencode' },
   { name: 'kilo', family: 'bun-hosts', pkg: '@kilocode/cli-linux-x64', version: '7.7.9', bin: 'bin/kilo' },
   { name: 'cline', family: 'bun-hosts', pkg: '@cline/cli-linux-x64', version: '3.0.65', bin: 'bin/cline' },
-  { name: 'qwen', family: 'relaunchers', pkg: '@qwen-code/qwen-code', version: '0.24.4', bin: 'cli.js', node: '24.22.3' },
+  { name: 'qwen', family: 'relaunchers', pkg: '@qwen-code/qwen-code', version: '0.24.4', bin: 'cli-entry.js', node: '24.22.3' },
   { name: 'gemini', family: 'relaunchers', pkg: '@google/gemini-cli', version: '0.61.0', bin: 'bundle/gemini.js', node: '24.22.3' },
   { name: 'agent-sdk', family: 'agent-sdk', pkg: '@anthropic-ai/claude-agent-sdk', version: '0.3.337', bin: 'sdk.mjs', node: '24.22.3' },
   { name: 'copilot', family: 'others', pkg: '@github/copilot', version: '1.0.102', bin: 'npm-loader.js', node: '24.22.3' },
