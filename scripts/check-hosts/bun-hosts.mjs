@@ -120,8 +120,10 @@ export async function checkUnreached(host) {
   try {
     const log = path.join(home, 'server.jsonl');
     const report = path.join(home, 'report.jsonl');
-    fs.writeFileSync(path.join(cwd, 'kilo.json'), JSON.stringify(opencodeConfig(countingServer(log), api.url)));
-    const r = await launch(exeOf(host), ['run', 'Call the progress tool three times.'], { ...env, ...OFFLINE, MCP_ORDERED_DISPATCH_REPORT: report }, cwd);
+    const config = path.join(cwd, 'kilo.json');
+    fs.writeFileSync(config, JSON.stringify(opencodeConfig(countingServer(log), api.url)));
+    // `kilo run` finds the provider only when named in KILO_CONFIG too (the TUI reads the project's kilo.json).
+    const r = await launch(exeOf(host), ['run', '--model', 'standin/m', 'Call the progress tool three times.'], { ...env, ...OFFLINE, KILO_CONFIG: config, MCP_ORDERED_DISPATCH_REPORT: report }, cwd);
     const unreached = r.stderr.split('\n').filter((l) => l.includes('MCP_ORDERED_DISPATCH_UNREACHED'));
     const records = readReport(report);
     const entryPatched = records.some((x) => x.classes.length > 0);
@@ -129,6 +131,8 @@ export async function checkUnreached(host) {
     say(ok, `${host.name} ${host.version} run (the client in the main thread), under run: no UNREACHED line where the report shows the SDK patched`);
     detail(`exit ${r.signal ?? r.code}; ${[...api.results.values()].filter((v) => /done/.test(v)).length}/${CALLS} results; UNREACHED lines: ${unreached.length}${unreached.length ? ` (${unreached[0].slice(0, 160)}…)` : ''}`);
     detail(`report: ${showReport(records)}`);
+    const rest = r.stderr.split('\n').filter((l) => l.trim() !== '' && !l.includes('MCP_ORDERED_DISPATCH_UNREACHED'));
+    if (r.code !== 0) detail(`stderr: ${rest.slice(-4).join(' | ').slice(0, 600)}`);
     return { ok, row: [`${host.name} run`, host.version, `UNREACHED lines ${unreached.length}; report: ${records.map((x) => `${x.thread} ${x.classes.length} classes, ${x.delivered} delivered, ${x.unknownToken} unknown-token`).join('; ') || 'none'}`] };
   } finally {
     await api.close();
