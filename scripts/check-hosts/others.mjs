@@ -61,5 +61,14 @@ export async function checkAmp(host) {
   say(ok, `amp ${host.version} doctor (read, not run): ${says}`);
   for (const m of modules) detail(`${m.name}${m.entry ? ' (entry)' : ''}: ${m.classes.join(', ')}; ${m.reached ? 'reached' : `NOT reached (${m.why})`}`);
   if (modules.length === 0) detail('no SDK class found, and nothing said of a module it could not read');
-  return [[ok, 'amp doctor', host.version, `${modules.length} SDK modules found; ${modules.map((m) => `${m.name}: ${m.reached ? 'reached' : 'not reached'}`).join(', ') || 'none'}`]];
+  // What register itself says at run time (`amp --version` under run, offline): its UNREACHED line names the SDK copy it found.
+  const { home, cwd, env } = hostHome('amp');
+  try {
+    const r = await launch(exeOf(host), ['--version'], env, cwd);
+    const unreached = r.stderr.split('\n').filter((l) => l.includes('MCP_ORDERED_DISPATCH_UNREACHED'));
+    detail(`run -- amp --version: exit ${r.signal ?? r.code}; UNREACHED lines ${unreached.length}${unreached.length ? ` (${unreached[0].slice(0, 200)}…)` : ''}`);
+    return [[ok, 'amp doctor', host.version, `doctor: ${modules.length} SDK modules found${modules.length ? ` (${modules.map((m) => `${m.name}: ${m.reached ? 'reached' : 'not reached'}`).join(', ')})` : ''}; run time: ${unreached.length} UNREACHED line(s) naming an SDK copy in its entry`]];
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
+  }
 }

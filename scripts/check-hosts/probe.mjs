@@ -39,7 +39,7 @@ const keys = { protocol: Symbol.for('mcp-ordered-dispatch.patch'), stdio: Symbol
 const define = Object.defineProperty;
 Object.defineProperty = function defineProperty(target, key, descriptor) {
   for (const [record, symbol] of Object.entries(keys)) {
-    if (key === symbol) note({ event: 'patched', record, class: target?.constructor?.name, generation: descriptor?.value?.generation });
+    if (key === symbol) note({ event: 'patched', record, class: target?.constructor?.name, generation: descriptor?.value?.generation, methods: (() => { try { return Object.getOwnPropertyNames(target).slice(0, 12); } catch { return []; } })() });
   }
   return define.apply(this, arguments);
 };
