@@ -64,6 +64,9 @@ export async function checkCommands(host, exe, env, cwd, home) {
     const status = r.stdout.split('\n').find((l) => /\braw\b/.test(l) && /connected/i.test(l));
     if (connects) detail(`the configured server: ${status === undefined ? 'not shown as connected' : status.replace(/\x1b\[[0-9;]*m/g, '').trim()}`);
     if (r.stderr.trim() !== '') detail(`stderr: ${r.stderr.trim().split('\n').slice(0, 3).join(' | ')}`);
+    // Where a preload can see the server start (issue 55's probe): each layer it went through, outermost first.
+    const starts = seen.spawns.filter((x) => x.file.endsWith('bin/node'));
+    if (connects) detail(`the server's start went through: ${[...new Set(starts.map((x) => x.via))].join(' > ') || 'nothing a preload wraps'}; run's variables in the environment it was given: ${[...new Set(starts.flatMap((x) => x.runVariables))].join(', ') || 'none'}`);
     detail(`probe ran: ${main ? 'yes' : 'no'}; SDK classes patched: ${patched.length === 0 ? `none${connects ? ' (this command connected to the configured stdio server)' : ''}` : patched.map((p) => `${p.class ?? '?'} (${p.record}${p.generation ? ` ${p.generation}.x` : ''})`).join(', ')}`);
   }
   return { ok, patchedClasses };

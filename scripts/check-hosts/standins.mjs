@@ -1,12 +1,19 @@
 // Stand-ins, on 127.0.0.1, for the model APIs the hosts call: an
 // OpenAI-compatible chat completions API (Qwen Code, opencode's and Kilo's
-// custom providers) and the Gemini API (Gemini CLI). Claude Code's Anthropic
+// custom providers, Copilot CLI's BYOK provider) and the Gemini API (Gemini
+// CLI). Claude Code's Anthropic
 // Messages API is test/support/fake-messages-api.mjs. Each asks, in the first
 // turn that offers the tools it wants, for its calls (the tool picked by a
 // test on the offered names: hosts name an MCP tool in their own way), all at
 // once; every other turn gets "done". The tool results the host sends back
 // are kept: `results` maps a call's id to its text.
 import http from 'node:http';
+
+/** What a turn offered, for CHECK_HOSTS_DEBUG_API=1 (a host that names its tools anew): the tool names, the roles so far. */
+function offeredOf(json) {
+  const tools = (json.tools ?? []).flatMap((t) => t.functionDeclarations?.map((f) => f.name) ?? [t.function?.name ?? t.name]);
+  return { tools, roles: (json.messages ?? json.contents ?? []).map((m) => m.role) };
+}
 
 /**
  * calls: [{ id, pick(name) (whether an offered tool is the one), args }].
@@ -26,7 +33,7 @@ function standIn(calls, route) {
         // Not JSON: answered as a plain turn.
       }
       state.requests++;
-      if (process.env.CHECK_HOSTS_DEBUG_API) console.error('stand-in', req.method, req.url, JSON.stringify({ tools: (json.tools ?? []).map((t) => t.function?.name ?? t.name ?? (t.functionDeclarations ?? []).map((f) => f.name).join('+')), roles: (json.messages ?? json.contents ?? []).map((m) => m.role), tc: process.env.CHECK_HOSTS_DEBUG_API === '2' ? (json.tools ?? []).filter((t) => /tool_/.test(t.function?.name)) : undefined, sys: process.env.CHECK_HOSTS_DEBUG_API === '2' ? JSON.stringify(json.messages ?? []).match(/.{0,200}progress.{0,200}/g) : undefined }));
+      if (process.env.CHECK_HOSTS_DEBUG_API) console.error('stand-in', req.method, req.url, JSON.stringify(offeredOf(json)));
       route(req, res, json, calls, results);
     });
   });
