@@ -32,6 +32,8 @@ export function readReport(file) {
     messages: r.counts?.messages ?? 0,
     delivered: r.counts?.progressDelivered ?? 0,
     unknownToken: r.counts?.unknownToken ?? 0,
+    // Progress the host's own handler took (Gemini CLI sets its own), counted apart (report records from 6ffdad4 on).
+    toOwnHandler: r.counts?.toOwnHandler,
     warnings: r.warnings ?? [],
   }));
 }
@@ -40,7 +42,7 @@ export function readReport(file) {
 export const showReport = (records) =>
   records.length === 0
     ? 'no report line'
-    : records.map((r) => `pid ${r.pid} (parent ${r.ppid}) ${r.thread} ${r.program}: patched ${r.classes.join(", ") || "nothing"}, ${r.messages} messages, ${r.delivered} progress delivered, ${r.unknownToken} unknown-token`).join('; ');
+    : records.map((r) => `pid ${r.pid} (parent ${r.ppid}) ${r.thread} ${r.program}: patched ${r.classes.join(", ") || "nothing"}, ${r.messages} messages, ${r.delivered} progress delivered${r.toOwnHandler ? `, ${r.toOwnHandler} to its own handler` : ''}, ${r.unknownToken} unknown-token`).join('; ');
 
 /** The servers' environments in words: which of run's variables each was given, and whether register loaded in it. */
 export const showServers = (log) =>
