@@ -19,6 +19,10 @@
 //           (MCP_ORDERED_DISPATCH_CACHE_DIR) a folder of the bench's that
 //           already holds sdk.mjs's entry
 //   cold    the same with a new, empty cache folder per run: a first run
+//   floor   a no-op load hook of the kind register uses on the line, put in
+//           the same way (NODE_OPTIONS=--require): module.registerHooks()'s,
+//           or on Node 20 module.register()'s, whose loader thread alone
+//           costs what no hook's work can avoid
 // RUNS runs of each, interleaved (each variant in each position in turn, so
 // a busy machine slows all alike), on this machine's Node and on Node 24
 // (.node-lines/, installed by scripts/node-lines.mjs on first use); medians.
@@ -33,7 +37,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ensureNode } from '../scripts/node-lines.mjs';
 
 const require = createRequire(import.meta.url);
@@ -47,6 +51,9 @@ const VERSION = '0.3.337';
 const DIR = path.join(ROOT, '.cache', 'agent-sdk');
 const APP = path.join(DIR, 'app.mjs');
 const WARM_CACHE = path.join(DIR, 'register-cache');
+// The floors: a --require preload that puts in a load hook that only calls the next one.
+const FLOOR = path.join(DIR, 'floor-hook.cjs');
+const FLOOR_THREAD = path.join(DIR, 'floor-hook-thread.mjs');
 // Targets, by whether the line has module.registerHooks() (in-thread) or module.register() (a loader thread).
 const TARGET = { registerHooks: 1.1, register: 1.2 };
 
@@ -62,6 +69,14 @@ function ensureAgentSdk() {
   }
   // The app: the import, and the process's CPU time as it exits.
   fs.writeFileSync(APP, `await import(${JSON.stringify(PACKAGE)});\nprocess.on('exit', () => { const u = process.resourceUsage(); process.stderr.write('cpu=' + (u.userCPUTime + u.systemCPUTime) + '\\n'); });\n`);
+  fs.writeFileSync(FLOOR_THREAD, 'export async function load(url, context, nextLoad) { return nextLoad(url, context); }\n');
+  fs.writeFileSync(
+    FLOOR,
+    `const Module = require('node:module');
+if (typeof Module.registerHooks === 'function') Module.registerHooks({ load: (url, context, nextLoad) => nextLoad(url, context) });
+else if (require('node:worker_threads').isMainThread) Module.register(${JSON.stringify(pathToFileURL(FLOOR_THREAD).href)});
+`,
+  );
   return fs.statSync(path.join(DIR, 'node_modules', PACKAGE, 'sdk.mjs')).size;
 }
 
@@ -86,11 +101,12 @@ const median = (xs) => {
 };
 const rotations = (names) => names.map((_, i) => [...names.slice(i), ...names.slice(0, i)]);
 
-const VARIANTS = ['stock', 'warm', 'cold'];
+const VARIANTS = ['stock', 'floor', 'warm', 'cold'];
 
 /** Variant `v`'s environment; `cold` gets a new cache folder (returned, to remove). */
 function envOf(v, stockEnv, registerEnv) {
   if (v === 'stock') return { env: stockEnv };
+  if (v === 'floor') return { env: { ...stockEnv, NODE_OPTIONS: `--require=${FLOOR}` } };
   if (v === 'warm') return { env: { ...registerEnv, MCP_ORDERED_DISPATCH_CACHE_DIR: WARM_CACHE } };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-agent-sdk-cold-'));
   return { env: { ...registerEnv, MCP_ORDERED_DISPATCH_CACHE_DIR: dir }, dir };
@@ -146,18 +162,25 @@ function measure(bin, version, stockEnv, registerEnv) {
       unit: 'ms',
       lowerIsBetter: true,
       cpu: { stock: cpu('stock'), patched: cpu(v) },
+      floor: { ms: ms('floor'), cpu: cpu('floor') },
       note:
         `wall, median of ${RUNS} interleaved; ${hasHooks ? 'module.registerHooks()' : 'module.register() (a loader thread)'}; ` +
-        `CPU ${cpu('stock').toFixed(0)} → ${cpu(v).toFixed(0)} ms (${(cpu(v) / cpu('stock')).toFixed(2)}×)` +
+        `CPU ${cpu('stock').toFixed(0)} → ${cpu(v).toFixed(0)} ms (${(cpu(v) / cpu('stock')).toFixed(2)}×); ` +
+        `a no-op hook of the same kind ${(ms('floor') / ms('stock')).toFixed(2)}× wall, ${(cpu('floor') / cpu('stock')).toFixed(2)}× CPU` +
         (counts ? `; instructions ${counts.stock.toFixed(0)} → ${counts[v].toFixed(0)} M (${(counts[v] / counts.stock).toFixed(3)}×)` : ''),
     };
-    if (counts) row.instructions = { stock: counts.stock, patched: counts[v] };
+    if (counts) row.instructions = { stock: counts.stock, patched: counts[v], floor: counts.floor };
     if (v === 'warm') {
       row.target = `≤ ${TARGET[hooks].toFixed(2)}× (issue 55)`;
       row.met = ms(v) / ms('stock') <= TARGET[hooks];
     }
     rows.push(row);
-    process.stderr.write(`  node ${version}, ${v}: stock ${ms('stock').toFixed(1)} ms, register ${ms(v).toFixed(1)} ms (${(ms(v) / ms('stock')).toFixed(2)}×); CPU ${cpu('stock').toFixed(1)} → ${cpu(v).toFixed(1)} ms (${(cpu(v) / cpu('stock')).toFixed(2)}×)${counts ? `; instructions ${(counts[v] / counts.stock).toFixed(3)}×` : ''}\n`);
+    process.stderr.write(
+      `  node ${version}, ${v}: stock ${ms('stock').toFixed(1)} ms, register ${ms(v).toFixed(1)} ms (${(ms(v) / ms('stock')).toFixed(2)}×); ` +
+        `CPU ${cpu('stock').toFixed(1)} → ${cpu(v).toFixed(1)} ms (${(cpu(v) / cpu('stock')).toFixed(2)}×); ` +
+        `no-op hook ${(ms('floor') / ms('stock')).toFixed(2)}× wall, ${(cpu('floor') / cpu('stock')).toFixed(2)}× CPU` +
+        `${counts ? `; instructions ${(counts[v] / counts.stock).toFixed(3)}× (no-op hook ${(counts.floor / counts.stock).toFixed(3)}×)` : ''}\n`,
+    );
   }
   return rows;
 }
@@ -177,12 +200,12 @@ if (args.json) {
   console.log(JSON.stringify({ rows }));
 } else {
   console.log(`\n${PACKAGE}@${VERSION} import (sdk.mjs ${(size / 1e6).toFixed(2)} MB), ${RUNS} interleaved runs, ${os.cpus().length} CPUs, load average ${loadBefore} before, ${load()} after\n`);
-  console.log('| Node | cache | stock wall | register wall | ratio | stock CPU | register CPU | ratio |' + (args.instructions ? ' instructions ratio |' : '') + ' target |');
-  console.log('|---|---|---|---|---|---|---|---|' + (args.instructions ? '---|' : '') + '---|');
+  console.log('| Node | cache | stock wall | register wall | ratio | stock CPU | register CPU | ratio | no-op hook: wall / CPU ratio |' + (args.instructions ? ' instructions ratio (no-op hook) |' : '') + ' target |');
+  console.log('|---|---|---|---|---|---|---|---|---|' + (args.instructions ? '---|' : '') + '---|');
   for (const r of rows) {
     const [, version, cache] = r.row.match(/node (\S+): .*, (\w+) cache/);
-    const ins = r.instructions ? ` ${(r.instructions.patched / r.instructions.stock).toFixed(3)}× |` : '';
+    const ins = r.instructions ? ` ${(r.instructions.patched / r.instructions.stock).toFixed(3)}× (${(r.instructions.floor / r.instructions.stock).toFixed(3)}×) |` : '';
     const target = r.target ? `${r.target}: ${r.met ? 'met' : '**not met**'}` : '';
-    console.log(`| ${version} | ${cache} | ${r.stock.toFixed(1)} ms | ${r.patched.toFixed(1)} ms | ${(r.patched / r.stock).toFixed(2)}× | ${r.cpu.stock.toFixed(1)} ms | ${r.cpu.patched.toFixed(1)} ms | ${(r.cpu.patched / r.cpu.stock).toFixed(2)}× |${ins} ${target} |`);
+    console.log(`| ${version} | ${cache} | ${r.stock.toFixed(1)} ms | ${r.patched.toFixed(1)} ms | ${(r.patched / r.stock).toFixed(2)}× | ${r.cpu.stock.toFixed(1)} ms | ${r.cpu.patched.toFixed(1)} ms | ${(r.cpu.patched / r.cpu.stock).toFixed(2)}× | ${(r.floor.ms / r.stock).toFixed(2)}× / ${(r.floor.cpu / r.cpu.stock).toFixed(2)}× |${ins} ${target} |`);
   }
 }
