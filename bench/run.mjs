@@ -38,6 +38,7 @@ const BENCHES = [
   ['memory.mjs', quick ? ['--quick'] : []],
   ['startup.mjs', quick ? ['--quick'] : ['--instructions', ...(against ? ['--runs=11'] : [])]],
   ['rewrite.mjs', quick ? ['--quick'] : []],
+  ['agent-sdk.mjs', quick ? ['--quick'] : []],
   ['plugin.mjs', quick ? ['--quick'] : []],
   ['launcher.mjs', quick ? ['--quick'] : []],
 ];

@@ -55,7 +55,11 @@ function sha256Hex(...parts) {
   return hash.digest('hex');
 }
 
-/** The cache key of a module's text; `proof`: what proved it, besides its classes ('' for nothing more). */
+/**
+ * The cache key of a module's text (a string, or the UTF-8 bytes it is
+ * decoded from: the same key); `proof`: what proved it, besides its classes
+ * ('' for nothing more).
+ */
 function keyOf(text, proof = '') {
   return sha256Hex(CACHE_VERSION, proof, text);
 }

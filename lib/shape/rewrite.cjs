@@ -88,19 +88,26 @@ function rewriteEdits(source, file, format, options) {
     if (skipSdkScope && (file.includes(sdk.SDK_URL_SEGMENT) || file.includes(sdk.SDK_PATH))) return undefined;
     const bytes = bytesOf(source);
     if (!sdk.mayDefineSdkClass(bytes, framing)) return undefined;
+    // The globals' names are ASCII: found in the bytes exactly where they are in the text.
+    if (!perClass && (bytes.indexOf(global) >= 0 || bytes.indexOf(BUILT_GLOBAL) >= 0)) return undefined;
     const text = typeof bytes === 'string' ? bytes : bytes.toString('utf8');
-    if (!perClass && (text.indexOf(global) >= 0 || text.indexOf(BUILT_GLOBAL) >= 0)) return undefined;
-    return withBlocks(text, file, compileWhole ? format : 'module', global, perClass);
+    return withBlocks(text, bytes, file, compileWhole ? format : 'module', global, perClass);
   } catch {
     return undefined;
   }
 }
 
-/** `text` with its SDK classes' blocks, proven the first time and cached; undefined when it has none or fails the proof. */
-function withBlocks(text, file, format, global, perClass) {
+/**
+ * `text` with its SDK classes' blocks, proven the first time and cached;
+ * undefined when it has none or fails the proof. `bytes`: the source as the
+ * caller had it, `text` itself or the bytes it was decoded from, which the
+ * cache key is the hash of: the same key as the text's UTF-8 (for valid
+ * UTF-8), without encoding a decoded text back to hash it.
+ */
+function withBlocks(text, bytes, file, format, global, perClass) {
   const cache = require('./cache.cjs');
   // The proof a module's cached insertions had: a CommonJS one compiled whole, or not.
-  const key = cache.keyOf(text, format === 'commonjs' ? 'compiled whole' : '');
+  const key = cache.keyOf(bytes, format === 'commonjs' ? 'compiled whole' : '');
   let at = cache.readCache(key, text);
   const cached = at !== undefined;
   let found;

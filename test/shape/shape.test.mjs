@@ -105,6 +105,14 @@ test('rewriteSdkClasses: every rewrite gate, and the bytes a load hook may hand 
     assert.equal(rewrite.rewriteSdkClasses(form, '/app/x.js', 'commonjs', options), changed, form.constructor.name);
   }
   assert.equal(rewrite.textOf(new Uint8Array(Buffer.from('é'))), 'é');
+  // The cache key of bytes is the key of the text they decode to (UTF-8): one entry for both.
+  const { keyOf } = require('../../lib/shape/cache.cjs');
+  const twoByte = `const s = "héllo 😀";\n${source}`;
+  assert.equal(keyOf(Buffer.from(twoByte)), keyOf(twoByte));
+  assert.equal(keyOf(Buffer.from(twoByte), 'compiled whole'), keyOf(twoByte, 'compiled whole'));
+  const fromText = rewrite.rewriteSdkClasses(twoByte, '/app/z.js', 'commonjs', options);
+  assert.ok(fs.existsSync(path.join(cache, `${keyOf(twoByte, 'compiled whole')}.json`)));
+  assert.equal(rewrite.rewriteSdkClasses(Buffer.from(twoByte), '/app/z.js', 'commonjs', options), fromText);
   // Already changed (a hook installed twice), this package's own files, the SDK's scope when asked, no markers.
   assert.equal(rewrite.rewriteSdkClasses(changed, '/app/x.js', 'commonjs', options), undefined);
   assert.equal(rewrite.rewriteSdkClasses(source, path.join(ROOT, 'lib', 'x.cjs'), 'commonjs', options), undefined);
