@@ -136,7 +136,7 @@ export async function checkUnreached(host) {
     detail(`report: ${showReport(records)}`);
     const rest = r.stderr.split('\n').filter((l) => l.trim() !== '' && !l.includes('MCP_ORDERED_DISPATCH_UNREACHED'));
     if (r.code !== 0) detail(`stderr: ${rest.slice(-4).join(' | ').slice(0, 600)}`);
-    return { ok, row: [`${host.name} run`, host.version, `UNREACHED lines ${unreached.length}; report: ${records.map((x) => `${x.thread} ${x.classes.length} classes, ${x.delivered} delivered, ${x.unknownToken} unknown-token`).join('; ') || 'none'}`] };
+    return { ok, row: [`${host.name} run`, host.version, `UNREACHED lines ${unreached.length}; report: ${records.map((x) => `${x.thread} ${x.classes.length} classes (${x.files.join(", ")}), ${x.delivered} delivered, ${x.unknownToken} unknown-token`).join('; ') || 'none'}`] };
   } finally {
     await api.close();
     fs.rmSync(home, { recursive: true, force: true });

@@ -29,6 +29,7 @@ export function readReport(file) {
     thread: r.thread,
     program: path.basename(r.program ?? '?'),
     classes: (r.copies ?? []).flatMap((c) => c.classes),
+    files: (r.copies ?? []).flatMap((c) => c.files ?? []),
     messages: r.counts?.messages ?? 0,
     delivered: r.counts?.progressDelivered ?? 0,
     unknownToken: r.counts?.unknownToken ?? 0,
