@@ -81,4 +81,4 @@ function sdkModulesOf(file) {
   return exe.kind === 'bun' ? exe : undefined;
 }
 
-module.exports = { doctorExecutables, executableLines, sdkModulesOf };
+module.exports = { doctorExecutables, sdkModulesOf };

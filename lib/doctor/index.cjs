@@ -346,4 +346,4 @@ function report(result, { cwd }) {
   return out.join('\n') + '\n';
 }
 
-module.exports = { doctor, report, verdictOf, table };
+module.exports = { doctor, report };

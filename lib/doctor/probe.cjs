@@ -218,8 +218,6 @@ async function probe({ copy, patched, pairs = 2, progress = 3 }) {
   return { ...result, side: entry.side, ...tally };
 }
 
-module.exports = { probe, ENTRY_POINTS, MODES };
-
 if (require.main === module) {
   probe(JSON.parse(process.argv[2]))
     .then((result) => {

@@ -108,4 +108,4 @@ function watchExit(first) {
   });
 }
 
-module.exports = { sayUnreached, sayUnreachedLater, watchExit, executableVersion };
+module.exports = { sayUnreached, sayUnreachedLater, watchExit };

@@ -237,7 +237,6 @@ function registerEsmHooks() {
 module.exports = {
   afterRequire,
   patchRequired,
-  esmLoaded,
   loaded,
   registerEsmHooks,
   patchLoaded,

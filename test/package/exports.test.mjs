@@ -32,33 +32,12 @@ const READ_FROM_OUTSIDE = {
   },
 };
 
-/**
- * Unimported names in files another branch is rewriting (issue 57's rule
- * and marker rooms, doctor, the report): removed there, not here, so the two
- * merge cleanly. Each must still be unimported: an entry that is no longer
- * true fails, so this list can only shrink.
- */
-const REMOVED_ON_ANOTHER_BRANCH = {
-  'lib/doctor/index.cjs': ['verdictOf', 'table'],
-  'lib/doctor/executables.cjs': ['executableLines'],
-  'lib/doctor/probe.cjs': ['probe', 'ENTRY_POINTS', 'MODES'],
-  'lib/register/hooks.cjs': ['esmLoaded'],
-  'lib/register/bun-unreached.cjs': ['executableVersion'],
-  'lib/rule/ways-in.cjs': ['BAIL_OUTS'],
-};
-
 test('every export of a lib/ file is imported by another file', () => {
   const unused = [];
-  const pending = [];
   for (const [file, names] of unimported(ROOT)) {
-    for (const name of names) {
-      if (REMOVED_ON_ANOTHER_BRANCH[file]?.includes(name)) pending.push(`${file}: ${name}`);
-      else if (!READ_FROM_OUTSIDE[file]?.[name]) unused.push(`${file}: ${name}`);
-    }
+    for (const name of names) if (!READ_FROM_OUTSIDE[file]?.[name]) unused.push(`${file}: ${name}`);
   }
   assert.deepEqual(unused, [], 'exports no other file imports: remove them (and what only they kept alive)');
-  const listed = Object.entries(REMOVED_ON_ANOTHER_BRANCH).flatMap(([file, names]) => names.map((name) => `${file}: ${name}`));
-  assert.deepEqual(listed.filter((entry) => !pending.includes(entry)), [], 'REMOVED_ON_ANOTHER_BRANCH: entries no longer true (remove them from the list)');
 });
 
 test('every name kept for outside readers is still exported', () => {
