@@ -101,15 +101,9 @@ function fileOf(command, env, cwd) {
     return fs.existsSync(file) ? realOr(file) : undefined;
   }
   if (process.platform === 'win32') return undefined; // PATHEXT and the rest: left as given
+  const { canStart } = require('../native/can-start.cjs');
   for (const dir of String(env?.PATH ?? '').split(path.delimiter)) {
-    if (dir === '') continue;
-    const file = path.join(dir, command);
-    try {
-      fs.accessSync(file, fs.constants.X_OK);
-      if (fs.statSync(file).isFile()) return realOr(file);
-    } catch {
-      // Not here.
-    }
+    if (dir !== '' && canStart(path.join(dir, command))) return realOr(path.join(dir, command));
   }
   return undefined;
 }
