@@ -7,7 +7,7 @@
 // test on the offered names: hosts name an MCP tool in their own way), all at
 // once; every other turn gets "done". The tool results the host sends back
 // are kept: `results` maps a call's id to its text.
-import http from 'node:http';
+import { jsonServer } from '../../test/support/fake-messages-api.mjs';
 
 /** What a turn offered, for CHECK_HOSTS_DEBUG_API=1 (a host that names its tools anew): the tool names, the roles so far. */
 function offeredOf(json) {
@@ -22,20 +22,10 @@ function offeredOf(json) {
 function standIn(calls, route) {
   const results = new Map();
   const state = { requests: 0 };
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      let json = {};
-      try {
-        json = JSON.parse(body);
-      } catch {
-        // Not JSON: answered as a plain turn.
-      }
-      state.requests++;
-      if (process.env.CHECK_HOSTS_DEBUG_API) console.error('stand-in', req.method, req.url, JSON.stringify(offeredOf(json)));
-      route(req, res, json, calls, results);
-    });
+  const server = jsonServer((req, res, json) => {
+    state.requests++;
+    if (process.env.CHECK_HOSTS_DEBUG_API) console.error('stand-in', req.method, req.url, JSON.stringify(offeredOf(json)));
+    route(req, res, json, calls, results);
   });
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
