@@ -187,8 +187,6 @@ function main(argv = process.argv.slice(2)) {
 
 module.exports = {
   MODES,
-  SUPPORTED_PROTOCOL_VERSIONS,
-  DEFAULT_PROTOCOL_VERSION,
   FABRICATED_TOKEN,
   GAP_DEFAULT,
   parseArgs,

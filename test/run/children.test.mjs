@@ -35,6 +35,8 @@ const FIXTURES = path.join(ROOT, 'test', 'run', 'fixtures');
 const RAW_SERVER = path.join(ROOT, 'test', 'fixtures', 'raw-server.mjs');
 const PROGRESS = 3;
 const LINUX = process.platform === 'linux';
+// Skipped off Linux only: .ci/run and the release workflow's Linux jobs run them (Node 24 and Bun 1.3.14
+// come from scripts/node-lines.mjs, which npm test's test:lines installs there; a missing one fails the test).
 const NOT_LINUX = !LINUX && 'the registry\'s Node and Bun packages are installed on Linux only';
 const CARRIERS_LINE = 'NODE_OPTIONS=%s|BUN_OPTIONS=%s|BUN_INSPECT_PRELOAD=%s|MARKER=%s\\n';
 const CARRIERS_ARGS = '"$NODE_OPTIONS" "$BUN_OPTIONS" "$BUN_INSPECT_PRELOAD" "$MCP_ORDERED_DISPATCH_RUN"';

@@ -16,6 +16,7 @@ import { installedNode, LINES } from '../../scripts/node-lines.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'mcp-ordered-dispatch.cjs');
+// The ETXTBSY cases run on Linux (.ci/run, the release workflow's Linux jobs), every Node line there.
 const LINUX = process.platform === 'linux';
 const NODES = [[`this Node (${process.version})`, () => process.execPath], ...(LINUX ? LINES.map((v) => [`Node ${v}`, () => installedNode(v)]) : [])];
 

@@ -24,6 +24,7 @@ const HOST = `await import('@modelcontextprotocol/sdk/client/index.js');
 const { execFileSync } = await import('node:child_process');
 process.stdout.write(JSON.stringify(execFileSync('/bin/sh', ['-c', 'printf %s "$NODE_OPTIONS"'], { encoding: 'utf8' })));`;
 
+// Linux only (.ci/run, the release workflow's Linux jobs): the limit it tests is Linux's.
 test('a NODE_OPTIONS of 130,950 bytes: the host starts under run as it does directly (the marker copied it, over the 128 KiB a variable may hold)', { skip: !LINUX && 'the 128 KiB limit of one variable is Linux\'s' }, async () => {
   const unit = ' --no-deprecation';
   const value = `--max-old-space-size=300${unit.repeat(Math.floor((130_950 - 24) / unit.length))}`;
