@@ -136,7 +136,7 @@ function envFor(command, args, env, cwd) {
   if (fixEnv.startingServer() || vars === undefined) return undefined;
   try {
     const file = command === undefined ? undefined : fileOf(command, env, cwd ?? process.cwd());
-    const decision = childFix({ file, args, cwd: cwd ?? process.cwd() }, selfOf(), fixed, facts);
+    const decision = childFix({ file, args, cwd: cwd ?? process.cwd(), byTransport: fixEnv.startingTransport() }, selfOf(), fixed, facts);
     if (decision.fix === 'put-back') {
       debug('%s (%s): the fix put back for it', command, decision.reason);
       return marker.envWithMarked(env, marksFor(decision.carriers));

@@ -22,6 +22,8 @@ let checked = false;
 let onTakenOut;
 // > 0 while a patched stdio transport starts its server, with the fix it gave it.
 let serving = 0;
+// > 0 while a patched Protocol's connect() starts its transport (up to the transport's first await).
+let connecting = 0;
 
 /** Take the fix's variables out of process.env, once, if `run` put them there. */
 function takeOutOnce() {
@@ -45,6 +47,28 @@ function whenTakenOut(listener) {
 /** Whether a patched stdio transport is starting its server now (its children have the fix as it gave it). */
 function startingServer() {
   return serving > 0;
+}
+
+/**
+ * Run `connect` (a patched Protocol's original connect(), which starts its
+ * transport in the same turn) with this thread marked as starting a
+ * transport: a child started meanwhile is the transport's MCP server, even
+ * where the transport's class was not patched before it started (a host's
+ * own transport that wraps the SDK's, a copy that runs from bytecode).
+ */
+function whileConnecting(connect) {
+  if (taken === undefined) return connect();
+  connecting++;
+  try {
+    return connect();
+  } finally {
+    connecting--;
+  }
+}
+
+/** Whether a patched Protocol is starting its transport now (a child started is its server). */
+function startingTransport() {
+  return connecting > 0;
 }
 
 /**
@@ -74,4 +98,4 @@ function withFixForServer(transport, start) {
   }
 }
 
-module.exports = { takeOutOnce, whenTakenOut, startingServer, withFixForServer };
+module.exports = { takeOutOnce, whenTakenOut, startingServer, startingTransport, whileConnecting, withFixForServer };

@@ -19,6 +19,7 @@ const { notificationDispatch, generationOfShape } = require('../adapters/upstrea
 const progress = require('../progress/tokens.cjs');
 const stdioAdapter = require('../adapters/stdio.cjs');
 const { UnsupportedSdkError, describeSource, patchRecordOf, replaceMethods } = require('./records.cjs');
+const fixEnv = require('./fix-env.cjs');
 
 // Each adapter loads when a class is first checked against it, the one for
 // the generation the class's shape names first: a process that loads only
@@ -229,7 +230,7 @@ function patchedConnect(originalConnect, generation, recordOf) {
     progress.instrumentProgressHandlers(this, progress.stateOf(this));
     const release = interceptRouting(this, transport, generation);
     try {
-      return originalConnect.call(this, transport, ...rest);
+      return fixEnv.whileConnecting(() => originalConnect.call(this, transport, ...rest));
     } finally {
       // connect() assigns onmessage synchronously, before its first await;
       // if it threw first (e.g. already connected), leave the transport as it was.

@@ -8,6 +8,9 @@
 // In a thread that has patched an SDK class, the fix's variables are out of
 // the environment (lib/rule/marker.cjs), and a child gets them back only
 // when it does MCP work:
+//   - SERVER: started while a patched Protocol starts its transport (the
+//     MCP server of a transport whose class was not patched before it
+//     started: a host's own wrapper of the SDK's, a copy in bytecode);
 //   - RELAUNCH: this host started again (the same executable; for a runtime,
 //     the same runtime and main script), as Qwen Code and Gemini CLI do;
 //   - SDK_EXECUTABLE: a Bun-compiled executable with a way in whose embedded
@@ -26,7 +29,7 @@ const { wayIn } = require('./ways-in.cjs');
 
 /**
  * What `child` gets. child: { file (its executable, a real path), args (after
- * argv0), cwd }; self: { file (this process's executable, a real path),
+ * argv0), cwd, byTransport (started while a patched Protocol starts its transport) }; self: { file (this process's executable, a real path),
  * scripts (a Set of the main script's paths, resolved and real; empty for a
  * compiled executable), spacedPath (register's path holds white space) };
  * fixed: whether this thread has patched an SDK class; facts: {
@@ -35,6 +38,7 @@ const { wayIn } = require('./ways-in.cjs');
  * Returns { fix: 'put-back' | 'take-out' | undefined (as given), reason, carriers (put-back) }.
  */
 function childFix(child, self, fixed, facts) {
+  if (fixed && child.byTransport === true) return { fix: 'put-back', reason: 'SERVER', carriers: undefined };
   if (child.file === undefined) return { fix: undefined };
   if (fixed && child.file === self.file && (self.scripts.size === 0 || child.args.some((arg) => !arg.startsWith('-') && self.scripts.has(path.resolve(child.cwd, arg))))) {
     return { fix: 'put-back', reason: 'RELAUNCH', carriers: undefined };

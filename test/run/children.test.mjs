@@ -12,8 +12,10 @@
 //   - a Node app that loads the SDK and starts a Bun-compiled host with a
 //     copy of its environment, as an Agent SDK app starts Claude Code.
 // Stock, each loses every notification (all arrive in the response's read).
-// And a gateway (a server that is itself a client) started by a fixed host:
-// its upstream progress arrives whole under run (stock: none).
+// And a gateway (a server that is itself a client) started by a fixed host,
+// through the SDK's stdio transport or one of the host's own that register
+// never patched (as Claude Code's wrapper): its upstream progress arrives
+// whole under run (stock: none).
 // And a wrapper with no SDK that starts a Node single executable application
 // (Copilot CLI's loader): the application and the command it runs see none
 // of `run`'s variables.
@@ -174,18 +176,20 @@ process.stdout.write(execFileSync('/bin/sh', ['-c', ${JSON.stringify(`printf '${
   assert.equal(r.stdout, NONE, show(r));
 });
 
-test('a gateway server started by a fixed host receives every upstream progress notification under run, with 0 onerrors (stock: none)', { timeout: 60_000 }, async () => {
-  const argv = [path.join(FIXTURES, 'gateway-host.mjs'), RAW_SERVER, String(PROGRESS)];
-  const go = async (launched) => {
-    const r = await runCommand(process.execPath, launched ? [BIN, 'run', '--', process.execPath, ...argv] : argv, { cwd: ROOT, env: userEnv(), timeout: 30_000 });
-    assert.equal(r.code, 0, show(r));
-    return JSON.parse(r.stdout.trim().split('\n').pop());
-  };
-  const stock = await go(false);
-  assert.equal(stock.received, 0, JSON.stringify(stock));
-  assert.equal(stock.onerrors.length, PROGRESS, JSON.stringify(stock));
-  assert.deepEqual(await go(true), { received: PROGRESS, onerrors: [] });
-});
+for (const [kind, transport] of [['sdk', "the SDK's stdio transport"], ['own', 'a transport of its own that register never patched']]) {
+  test(`a gateway server started by a fixed host through ${transport} receives every upstream progress notification under run, with 0 onerrors (stock: none)`, { timeout: 60_000 }, async () => {
+    const argv = [path.join(FIXTURES, 'gateway-host.mjs'), kind, RAW_SERVER, String(PROGRESS)];
+    const go = async (launched) => {
+      const r = await runCommand(process.execPath, launched ? [BIN, 'run', '--', process.execPath, ...argv] : argv, { cwd: ROOT, env: userEnv(), timeout: 30_000 });
+      assert.equal(r.code, 0, show(r));
+      return JSON.parse(r.stdout.trim().split('\n').pop());
+    };
+    const stock = await go(false);
+    assert.equal(stock.received, 0, JSON.stringify(stock));
+    assert.equal(stock.onerrors.length, PROGRESS, JSON.stringify(stock));
+    assert.deepEqual(await go(true), { received: PROGRESS, onerrors: [] });
+  });
+}
 
 test('a fixed host that copied its environment before run\'s variables were taken out gives its commands none of them, through a shell too', { skip: NOT_LINUX, timeout: 60_000 }, async () => {
   const printf = `printf '${CARRIERS_LINE}' ${CARRIERS_ARGS}`;
