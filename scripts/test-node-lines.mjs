@@ -49,7 +49,7 @@ const LINE_TIMEOUT_MS = 15 * 60 * 1000;
 function runLine(version, suites, bundles) {
   const bin = ensureNode(version);
   // MCP_ORDERED_DISPATCH_LINE_RUN=1: the suites' matrices shrink to what the Node line itself can change
-  // (test/register/bundled.test.mjs runs 8 bundles, 17 on the machine's Node; test/stdio/stdio.test.mjs 5 pairs a case, 20 there).
+  // (test/register/bundled.test.mjs runs 8 bundles, 17 on the machine's Node).
   const env = { ...process.env, PATH: [path.dirname(bin), process.env.PATH ?? ''].join(path.delimiter), MCP_ORDERED_DISPATCH_LINE_RUN: '1', MCP_ORDERED_DISPATCH_LINE_BUNDLES: bundles };
   delete env.NODE_TEST_CONTEXT;
   console.log(`\n# Node ${version} (${path.relative(ROOT, bin)}): ${suites.length} suites`);
