@@ -66,6 +66,11 @@ function whileConnecting(connect) {
   }
 }
 
+/** Whether this thread took run's variables out (its transports put them back for their servers). */
+function tookOut() {
+  return taken !== undefined;
+}
+
 /** Whether a patched Protocol is starting its transport now (a child started is its server). */
 function startingTransport() {
   return connecting > 0;
@@ -98,4 +103,4 @@ function withFixForServer(transport, start) {
   }
 }
 
-module.exports = { takeOutOnce, whenTakenOut, startingServer, startingTransport, whileConnecting, withFixForServer };
+module.exports = { takeOutOnce, whenTakenOut, tookOut, startingServer, startingTransport, whileConnecting, withFixForServer };

@@ -214,29 +214,71 @@ function interceptRouting(protocol, transport, generation) {
   };
 }
 
+/**
+ * Run `connect` (a connect() about to start `transport`) the way every
+ * patched connect() starts one: first what register asks of the transport
+ * (beforeConnect: its stdio class patched in time), then with this thread
+ * marked as starting a transport for its first turn (lib/patch/fix-env.cjs:
+ * a child started then is its MCP server).
+ */
+function startingTransport(record, transport, connect) {
+  const before = record?.beforeConnect;
+  if (before !== undefined) {
+    try {
+      before(transport);
+    } catch {
+      // What register asks of a transport is never worth a connection.
+    }
+  }
+  return fixEnv.whileConnecting(connect);
+}
+
 function patchedConnect(originalConnect, generation, recordOf) {
   return function connect(transport, ...rest) {
     if (transport === null || (typeof transport !== 'object' && typeof transport !== 'function')) {
       return originalConnect.call(this, transport, ...rest);
     }
-    const before = recordOf()?.beforeConnect;
-    if (before !== undefined) {
-      try {
-        before(transport);
-      } catch {
-        // What register asks of a transport is never worth a connection.
-      }
-    }
     progress.instrumentProgressHandlers(this, progress.stateOf(this));
     const release = interceptRouting(this, transport, generation);
     try {
-      return fixEnv.whileConnecting(() => originalConnect.call(this, transport, ...rest));
+      return startingTransport(recordOf(), transport, () => originalConnect.call(this, transport, ...rest));
     } finally {
       // connect() assigns onmessage synchronously, before its first await;
       // if it threw first (e.g. already connected), leave the transport as it was.
       release();
     }
   };
+}
+
+// The subclasses' prototypes (Client's, Server's, a host's own) whose connect() was looked at.
+const overridesSeen = new WeakSet();
+
+/**
+ * A subclass's own connect() runs before the patched one and may start the
+ * transport itself: 2.x's Client.connect() negotiates the protocol version
+ * on it first, and calls Protocol's connect() only after. Each such
+ * override, between `instance`'s class and `proto`, is wrapped once (when an
+ * instance is constructed) to start its transport as the patched one does.
+ * Only where that matters: register asks something of transports, or this
+ * thread took run's variables out. Unpatching restores them.
+ */
+function coverOverrides(instance, proto, record) {
+  if ((record.beforeConnect === undefined && !fixEnv.tookOut()) || !Object.prototype.isPrototypeOf.call(proto, instance)) return;
+  for (let p = Object.getPrototypeOf(instance); p !== null && p !== proto && !overridesSeen.has(p); p = Object.getPrototypeOf(p)) {
+    overridesSeen.add(p);
+    const own = Object.getOwnPropertyDescriptor(p, 'connect');
+    if (own === undefined || typeof own.value !== 'function' || !own.writable || !own.configurable) continue;
+    const override = own.value;
+    Object.defineProperty(p, 'connect', {
+      ...own,
+      value: {
+        connect(transport, ...rest) {
+          return startingTransport(record, transport, () => override.call(this, transport, ...rest));
+        },
+      }.connect,
+    });
+    record.overrides.push([p, own]);
+  }
 }
 
 /**
@@ -263,13 +305,25 @@ function patchProtocol(Protocol, options = {}) {
     setNotificationHandler: proto.setNotificationHandler,
   };
   let record;
+  const setNotificationHandler = progress.makeSetNotificationHandler(original.setNotificationHandler);
   const replacement = {
     connect: patchedConnect(original.connect, adapter.generation, () => record),
     _onprogress: progress.makeOnProgress(original._onprogress),
-    setNotificationHandler: progress.makeSetNotificationHandler(original.setNotificationHandler),
+    // The Protocol constructor registers its own notification handlers: each new instance's class is known here first.
+    setNotificationHandler: {
+      setNotificationHandler(...args) {
+        coverOverrides(this, proto, record);
+        return setNotificationHandler.apply(this, args);
+      },
+    }.setNotificationHandler,
     ...adapter.methods(original, RUN),
   };
-  record = replaceMethods(proto, kPatch, replacement, { generation: adapter.generation, source: options.source });
+  record = replaceMethods(proto, kPatch, replacement, { generation: adapter.generation, source: options.source, overrides: [] });
+  const unpatchMethods = record.unpatch;
+  record.unpatch = () => {
+    if (proto[kPatch] === record) for (const [p, own] of record.overrides.splice(0)) Object.defineProperty(p, 'connect', own);
+    unpatchMethods();
+  };
   return record.unpatch;
 }
 

@@ -14,8 +14,9 @@
 // Stock, each loses every notification (all arrive in the response's read).
 // And a gateway (a server that is itself a client) started by a fixed host,
 // through the SDK's stdio transport or one of the host's own that register
-// never patched (as Claude Code's wrapper): its upstream progress arrives
-// whole under run (stock: none).
+// never patched (as Claude Code's wrapper), started in Protocol's connect()
+// or in a Client subclass's before it: its upstream progress arrives whole
+// under run (stock: none).
 // And a wrapper with no SDK that starts a Node single executable application
 // (Copilot CLI's loader): the application and the command it runs see none
 // of `run`'s variables.
@@ -176,7 +177,11 @@ process.stdout.write(execFileSync('/bin/sh', ['-c', ${JSON.stringify(`printf '${
   assert.equal(r.stdout, NONE, show(r));
 });
 
-for (const [kind, transport] of [['sdk', "the SDK's stdio transport"], ['own', 'a transport of its own that register never patched']]) {
+for (const [kind, transport] of [
+  ['sdk', "the SDK's stdio transport"],
+  ['own', 'a transport of its own that register never patched'],
+  ['own-early', "that transport, started by its Client subclass's connect() before Protocol's (as 2.x's negotiating Client does)"],
+]) {
   test(`a gateway server started by a fixed host through ${transport} receives every upstream progress notification under run, with 0 onerrors (stock: none)`, { timeout: 60_000 }, async () => {
     const argv = [path.join(FIXTURES, 'gateway-host.mjs'), kind, RAW_SERVER, String(PROGRESS)];
     const go = async (launched) => {
