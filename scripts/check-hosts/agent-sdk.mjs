@@ -102,7 +102,9 @@ import { Client } from ${JSON.stringify(path.join(sdkDir, 'dist/esm/client/index
 import { StdioClientTransport } from ${JSON.stringify(path.join(sdkDir, 'dist/esm/client/stdio.js'))};
 const RUN = ['NODE_OPTIONS', 'BUN_OPTIONS', 'BUN_INSPECT_PRELOAD', 'MCP_ORDERED_DISPATCH_RUN'];
 const note = (line) => fs.appendFileSync(${JSON.stringify(log)}, JSON.stringify({ ...line, pid: process.pid }) + '\\n');
-note({ event: 'gateway', runVariables: RUN.filter((n) => /mcp-ordered-dispatch|register\\.(mjs|cjs)|^\\{/.test(process.env[n] ?? '')) });
+// The environment it was started with: register takes run's variables out of process.env as the SDK loads, before this line.
+const started = Object.fromEntries(fs.readFileSync('/proc/self/environ', 'latin1').split('\\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+note({ event: 'gateway', runVariables: RUN.filter((n) => /mcp-ordered-dispatch|register\\.(mjs|cjs)|^\\{/.test(started[n] ?? '')) });
 const upstream = new Client({ name: 'gateway', version: '1.0.0' });
 let onerrors = 0;
 upstream.onerror = () => onerrors++;
