@@ -127,16 +127,6 @@ function definedClasses(source, framing = true) {
   return { protocol, transports };
 }
 
-/** Whether an ES module's source defines `Protocol` as a module-scope class. */
-function definesProtocol(source) {
-  return definedClasses(String(source), false).protocol;
-}
-
-/** The names of the SDK stdio transport classes an ES module's source defines (module-scope bindings). */
-function stdioClassesDefinedIn(source) {
-  return definedClasses(String(source), true).transports;
-}
-
 // ---- any module, by shape (bundled and minified copies) ----
 
 // A module that holds all of PROTOCOL_MARKERS may define the SDK's
@@ -225,8 +215,6 @@ module.exports = {
   PROTOCOL_MARKERS,
   STDIO_MARKERS,
   mayDefineSdkClass,
-  definesProtocol,
-  stdioClassesDefinedIn,
   protocolExportOf,
   isSdkProtocol,
   exportsStdio,

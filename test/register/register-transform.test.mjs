@@ -62,8 +62,6 @@ test('definedClasses finds the module-scope definitions the load hooks patch, in
     assert.deepEqual(sdk.definedClasses(source, true), expected, `text ${label}`);
     assert.deepEqual(sdk.definedClasses(Buffer.from(source), true), expected, `bytes ${label}`);
     assert.deepEqual(sdk.definedClasses(source, false), { protocol: expected.protocol, transports: [] }, `without framing ${label}`);
-    assert.equal(sdk.definesProtocol(source), expected.protocol, `definesProtocol ${label}`);
-    assert.deepEqual(sdk.stdioClassesDefinedIn(source), expected.transports, `stdioClassesDefinedIn ${label}`);
   }
 });
 

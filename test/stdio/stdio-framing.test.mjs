@@ -15,7 +15,7 @@ const stdio = require('../../lib/patch/transports.cjs');
 const { patchStdioTransport, isStdioPatched, patchStdioExports, isNativeReadBuffer } = stdio;
 const { findStdioTransports, patchStdioTransports } = require('../../lib/patch/transport-plan.cjs');
 const { NativeReadBuffer } = require('../../lib/stdio/read-buffer.cjs');
-const { stdioClassesDefinedIn } = require('../../lib/adapters/modules.cjs');
+const { definedClasses } = require('../../lib/adapters/modules.cjs');
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const line = (m) => JSON.stringify(m) + '\n';
@@ -112,7 +112,7 @@ test('the ESM load hook helper names the transport classes a module defines', ()
     '@modelcontextprotocol/sdk/dist/esm/shared/stdio.js': [],
   };
   for (const [file, names] of Object.entries(files)) {
-    assert.deepEqual(stdioClassesDefinedIn(fs.readFileSync(path.join(ROOT, 'node_modules', file), 'utf8')), names, file);
+    assert.deepEqual(definedClasses(fs.readFileSync(path.join(ROOT, 'node_modules', file), 'utf8')).transports, names, file);
   }
 });
 
