@@ -73,21 +73,4 @@ function applyStdioPlan(plan, options = {}) {
   };
 }
 
-/**
- * Check every found transport, then patch them all (or none: throws
- * UnsupportedSdkError naming each unsupported one). Returns { patched, unpatch }.
- */
-function patchStdioTransports(bases, options = {}) {
-  const { plan, problems } = planStdioTransports(bases);
-  if (problems.length > 0) {
-    throw new UnsupportedSdkError(`mcp-ordered-dispatch: unsupported MCP stdio transport(s), nothing was patched:\n${problems.join('\n')}`);
-  }
-  return applyStdioPlan(plan, options);
-}
-
-module.exports = {
-  findStdioTransports,
-  planStdioTransports,
-  applyStdioPlan,
-  patchStdioTransports,
-};
+module.exports = { planStdioTransports, applyStdioPlan };

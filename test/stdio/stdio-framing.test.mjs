@@ -13,7 +13,7 @@ import { drainMessages } from './support/read-buffer.mjs';
 const require = createRequire(import.meta.url);
 const stdio = require('../../lib/patch/transports.cjs');
 const { patchStdioTransport, isStdioPatched, patchStdioExports, isNativeReadBuffer } = stdio;
-const { findStdioTransports, patchStdioTransports } = require('../../lib/patch/transport-plan.cjs');
+const { planStdioTransports, applyStdioPlan } = require('../../lib/patch/transport-plan.cjs');
 const { NativeReadBuffer } = require('../../lib/stdio/read-buffer.cjs');
 const { definedClasses } = require('../../lib/adapters/modules.cjs');
 
@@ -23,7 +23,9 @@ const NOTE = { jsonrpc: '2.0', method: 'notifications/message', params: { level:
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 test('finds every stdio transport class (1.x and 2.x, client and server, ESM and CJS; npm aliases and a fork included) and patches them all', () => {
-  const found = findStdioTransports([ROOT]);
+  // install()'s plan for the copies on disk: every one found and loaded, none refused.
+  const { plan: found, problems } = planStdioTransports([ROOT]);
+  assert.deepEqual(problems, []);
   const names = found.map((f) => `${f.source.name}@${f.source.version} ${f.source.build} ${f.Transport.name} sdk${f.sdk}`).sort();
   assert.deepEqual(names, [
     '@mcp-use/modelcontextprotocol-sdk@1.24.3-mcp-use.4 cjs StdioClientTransport sdk1',
@@ -54,7 +56,7 @@ test('finds every stdio transport class (1.x and 2.x, client and server, ESM and
     '@modelcontextprotocol/server@2.4.0 esm StdioServerTransport sdk2',
   ]);
   const stockStarts = found.map(({ Transport }) => Transport.prototype.start);
-  const { patched, unpatch } = patchStdioTransports([ROOT]);
+  const { patched, unpatch } = applyStdioPlan(found);
   try {
     assert.equal(patched.length, found.length);
     for (const { Transport } of found) assert.ok(isStdioPatched(Transport));
