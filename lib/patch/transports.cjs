@@ -202,7 +202,6 @@ module.exports = {
   isStdioPatched,
   patchStdioExports,
   describeTransport: describe,
-  isNativeReadBuffer,
   // exposed for tests and benches
   _useNativeReadBuffer: useNativeReadBuffer,
 };

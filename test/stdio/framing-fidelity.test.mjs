@@ -20,7 +20,9 @@ import { fileURLToPath } from 'node:url';
 import { generator, rng } from './support/jsonrpc-gen.mjs';
 
 const require = createRequire(import.meta.url);
-const { patchStdioTransport, isNativeReadBuffer } = require('../../lib/patch/transports.cjs');
+const { patchStdioTransport } = require('../../lib/patch/transports.cjs');
+// Whether a read buffer is one of this package's (either reader): it offers the hand-off.
+const { offersHandoff } = require('../../lib/stdio/handoff.cjs');
 const { NativeReadBuffer } = require('../../lib/stdio/read-buffer.cjs');
 const { ThreadReadBuffer } = require('../../lib/stdio/thread-read-buffer.cjs');
 
@@ -189,7 +191,7 @@ async function run(Transport, writes, { maxBufferSize }) {
     // close() forgets the process: keep it, to know when it is gone and to stop it.
     child = transport._process;
     const gone = new Promise((resolve) => child.once('close', resolve));
-    seen.native = isNativeReadBuffer(transport._readBuffer);
+    seen.native = offersHandoff(transport._readBuffer);
     seen.reader = transport._readBuffer?.constructor?.name;
     let received = 0;
     let next = 0;

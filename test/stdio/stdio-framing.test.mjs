@@ -12,7 +12,9 @@ import { drainMessages } from './support/read-buffer.mjs';
 
 const require = createRequire(import.meta.url);
 const stdio = require('../../lib/patch/transports.cjs');
-const { patchStdioTransport, isStdioPatched, patchStdioExports, isNativeReadBuffer } = stdio;
+const { patchStdioTransport, isStdioPatched, patchStdioExports } = stdio;
+// Whether a read buffer is one of this package's (either reader): it offers the hand-off.
+const { offersHandoff } = require('../../lib/stdio/handoff.cjs');
 const { planStdioTransports, applyStdioPlan } = require('../../lib/patch/transport-plan.cjs');
 const { NativeReadBuffer } = require('../../lib/stdio/read-buffer.cjs');
 const { definedClasses } = require('../../lib/adapters/modules.cjs');
@@ -150,7 +152,7 @@ async function runServer(StdioServerTransport, parts, options) {
   transport.onerror = (e) => seen.errors.push(e);
   transport.onclose = () => seen.closed++;
   await transport.start();
-  seen.native = isNativeReadBuffer(transport._readBuffer);
+  seen.native = offersHandoff(transport._readBuffer);
   for (const part of parts) {
     stdin.write(part);
     await tick();
@@ -383,7 +385,7 @@ test('install({ strict: true }) frames the SDK\'s stdio transports strictly; ins
     transport.onmessage = (m) => out.push(m.params.data);
     transport.onerror = (e) => out.push(`${e.name}: ${e.reason}`);
     await transport.start();
-    assert.ok(isNativeReadBuffer(transport._readBuffer));
+    assert.ok(offersHandoff(transport._readBuffer));
     stdin.write(latin1);
     await tick();
     await transport.close();
@@ -437,7 +439,7 @@ test('every SDK release\'s stock ReadBuffer against the native one that replaces
     const { ReadBuffer } = await load();
     const transport = { _readBuffer: new ReadBuffer() };
     stdio._useNativeReadBuffer(transport, { sdk });
-    assert.ok(isNativeReadBuffer(transport._readBuffer));
+    assert.ok(offersHandoff(transport._readBuffer));
     assert.equal(transport._readBuffer._reader._verify, verify, `${version}: schemas differ from the framer's`);
     const want = run(new ReadBuffer());
     assert.ok(want.filter((x) => typeof x === 'object').length > 1300, version);
