@@ -89,4 +89,4 @@ function entry(bundler) {
   return make;
 }
 
-module.exports = { entry, factory };
+module.exports = { entry };

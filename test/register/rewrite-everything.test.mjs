@@ -31,7 +31,8 @@ const OPTIONS = { global: GLOBAL };
 // The static block lib/shape/blocks.cjs inserts.
 const blockOf = (global) => new RegExp(`static\\{try\\{typeof globalThis\\.${global}[^}]*\\}catch\\{\\}\\}`, 'g');
 const BLOCK = blockOf(GLOBAL);
-const plugin = require('../../lib/plugin/index.cjs');
+// The bundler plugin as rollup is given it (unplugin's adapter around lib/plugin/index.cjs's factory).
+const rollupPlugin = require('../../entries/rollup.cjs');
 const { BUILT_GLOBAL } = require('../../lib/shape/globals.cjs');
 const BUILT_BLOCK = blockOf(BUILT_GLOBAL);
 // The runtime's call a changed module starts with (either format).
@@ -138,7 +139,7 @@ function assertChanged(name, changed, expected) {
  */
 function pluginTransformAll(name) {
   const root = path.join(ROOT, 'node_modules', name);
-  const hook = plugin.factory({}, { framework: 'rollup' }).transform;
+  const hook = rollupPlugin().transform;
   const { include, exclude } = hook.filter.id;
   const transformInclude = (id) => include.test(id) && !exclude.some((re) => re.test(id));
   const transform = function (code, id) {
