@@ -17,6 +17,7 @@
 //   node scripts/types.cjs --check   exit 1 when one is missing or stale
 const fs = require('node:fs');
 const path = require('node:path');
+const { PLUGIN_DEFAULTS } = require('../lib/plugin/options.cjs');
 
 const ROOT = path.join(__dirname, '..');
 const DIR = path.join(ROOT, 'entries');
@@ -50,7 +51,7 @@ interface McpOrderedDispatchPluginOptions {
    * Default: the platform the build runs on.
    */
   platforms?: readonly string[] | 'all';
-  /** Native stdio framing in the built app (default true); false leaves the SDK's own read buffer. */
+  /** Native stdio framing in the built app (default ${PLUGIN_DEFAULTS.framing}); false leaves the SDK's own read buffer. */
   framing?: boolean;
 }`;
 

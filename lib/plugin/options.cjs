@@ -3,8 +3,9 @@
 // plugin: lib/plugin/index.cjs resolves them as the plugin is created (also
 // where unplugin calls the factory only later, as webpack's and rspack's
 // adapters do, when the bundler applies the plugin), so a wrong value throws
-// there, naming the option and what it must be. The declarations say the
-// same (scripts/types.cjs's PLUGIN_OPTIONS), and docs/build-it-in.md's table.
+// there, naming the option and what it must be. The declarations
+// (scripts/types.cjs's PLUGIN_OPTIONS) take framing's default from here;
+// docs/build-it-in.md's table says the defaults too.
 
 const platform = require('../native/platform.cjs');
 const { PACKAGE_NAME } = require('../shape/globals.cjs');
@@ -37,7 +38,7 @@ function platformsOf(option) {
 /** The framing option: true or false (left out: PLUGIN_DEFAULTS.framing). */
 function framingOf(option) {
   if (option === undefined) return PLUGIN_DEFAULTS.framing;
-  if (typeof option !== 'boolean') throw new TypeError(`${PACKAGE_NAME}: the framing option is true or false (default true), got ${shown(option)}`);
+  if (typeof option !== 'boolean') throw new TypeError(`${PACKAGE_NAME}: the framing option is true or false (default ${PLUGIN_DEFAULTS.framing}), got ${shown(option)}`);
   return option;
 }
 
