@@ -177,4 +177,4 @@ function receive(file, found) {
   for (const [kind, generation, Class] of found) classDefined(kind, generation, file, Class);
 }
 
-module.exports = { facadePlanOf, facadeText, validPlan, classesExported, receive, headerImportsOf };
+module.exports = { facadePlanOf, facadeText, validPlan, classesExported, receive };

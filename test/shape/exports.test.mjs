@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const { classExports, exportClauseOf } = require('../../lib/shape/exports.cjs');
-const { headerImportsOf, facadePlanOf, facadeText, validPlan } = require('../../lib/register/bun-bytecode.cjs');
+const { facadePlanOf, facadeText, validPlan } = require('../../lib/register/bun-bytecode.cjs');
 
 /** `text`'s class bodies as the search reports them: [open (just past `{`), kind, generation], one per `marker` given. */
 function atOf(text, ...marks) {
@@ -47,13 +47,18 @@ test('classExports: a class exported by its name, through a subclass (parent), o
   assert.equal(classExports(elsewhere, atOf(elsewhere, ['class P{', 'protocol', 1])), undefined);
 });
 
-test('headerImportsOf: the imports of a chunk\'s first lines in order (embedded paths, built-ins); a package or an embedded import later in the text is a doubt', () => {
+test('a facade imports what the chunk\'s first lines import, in order (embedded paths, built-ins); a package or an embedded import later in the text is a doubt', () => {
   const file = '/$bunfs/root/chunk-a.js';
-  const header = '// @bun\nimport{a as b}from"./chunk-b.js";\nimport"node:fs";/* x */import*as c from "/$bunfs/root/chunk-c.js";\nvar x=1;export{x};';
-  assert.deepEqual(headerImportsOf(header, file), ['/$bunfs/root/chunk-b.js', 'node:fs', '/$bunfs/root/chunk-c.js']);
-  assert.equal(headerImportsOf('import{a}from"zod";var x;', file), undefined, 'a package');
-  assert.equal(headerImportsOf('import"./chunk-b.js";var x;\nimport"./chunk-d.js";', file), undefined, 'an embedded import past the first lines');
-  assert.deepEqual(headerImportsOf('import"./chunk-b.js";var x=()=>import("./chunk-d.js"),y=require("./chunk-e.js");', file), ['/$bunfs/root/chunk-b.js'], 'dynamic imports and requires run later, seen by onResolve then');
+  // The imports of a facade's plan for a chunk that starts with `head` and then exports a Protocol (undefined: no facade).
+  const importsOf = (head) => {
+    const source = `${head}class P{x(){}}export{P as Protocol};`;
+    return facadePlanOf(file, source, atOf(source, ['class P{', 'protocol', 1]), true, () => {})?.imports;
+  };
+  const header = '// @bun\nimport{a as b}from"./chunk-b.js";\nimport"node:fs";/* x */import*as c from "/$bunfs/root/chunk-c.js";\nvar x=1;';
+  assert.deepEqual(importsOf(header), ['/$bunfs/root/chunk-b.js', 'node:fs', '/$bunfs/root/chunk-c.js']);
+  assert.equal(importsOf('import{a}from"zod";var x;'), undefined, 'a package');
+  assert.equal(importsOf('import"./chunk-b.js";var x;\nimport"./chunk-d.js";'), undefined, 'an embedded import past the first lines');
+  assert.deepEqual(importsOf('import"./chunk-b.js";var x=()=>import("./chunk-d.js"),y=require("./chunk-e.js");'), ['/$bunfs/root/chunk-b.js'], 'dynamic imports and requires run later, seen by onResolve then');
 });
 
 test('a facade\'s plan: made from the chunk\'s text, its text in the chunk\'s order; a plan read back from the record is used only where it is one facadePlanOf() could make', () => {
