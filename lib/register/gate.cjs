@@ -71,8 +71,22 @@ function inHooksThread() {
   return process.chdir !== undefined && process.chdir.disabled === true && require('node:worker_threads').parentPort === null;
 }
 
-/** The variable lib/register/install-hooks.mjs sets while its module.register() starts the hooks thread (its OWN_LOADER_THREAD). */
+/** The variable set while register's own module.register() starts the hooks thread, which takes a copy of the environment. */
 const OWN_LOADER_THREAD = 'MCP_ORDERED_DISPATCH_LOADER_THREAD';
+
+/**
+ * Run `start` (register's module.register(), lib/register/install-hooks.mjs)
+ * with OWN_LOADER_THREAD set, so that the hooks thread it starts is known
+ * there as register's own; the main thread's environment is left as it was.
+ */
+function asOwnLoaderThread(start) {
+  process.env[OWN_LOADER_THREAD] = '1';
+  try {
+    return start();
+  } finally {
+    delete process.env[OWN_LOADER_THREAD];
+  }
+}
 
 /**
  * In the hooks thread (Node's loader thread) that register's own
@@ -107,4 +121,4 @@ function mayRun() {
   return why === undefined;
 }
 
-module.exports = { mayRun, refuse, olderThan, MIN_BUN, OWN_LOADER_THREAD };
+module.exports = { mayRun, refuse, olderThan, asOwnLoaderThread, MIN_BUN };

@@ -20,14 +20,6 @@ const Module = process.getBuiltinModule?.('node:module');
 /** The global a Vitest worker that runs tests sets (lib/register/sandboxed.cjs reads its pool from it). */
 export const VITEST_WORKER = '__vitest_worker__';
 
-/**
- * The variable set while register's own module.register() starts Node's
- * loader thread, which takes a copy of the environment: there,
- * lib/register/gate.cjs (its OWN_LOADER_THREAD) keeps the preloads after
- * register's from running again. test/run/user-preload.test.mjs checks the two agree.
- */
-export const OWN_LOADER_THREAD = 'MCP_ORDERED_DISPATCH_LOADER_THREAD';
-
 /** Whether a loader of the user's (--loader, --experimental-loader) starts Node's loader thread anyway, register or not. */
 function userLoaderThread() {
   return /(?:^|\s)--(?:experimental-)?loader(?:[=\s]|$)/.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`);
@@ -121,14 +113,13 @@ export function installHooks() {
     // module.register() starts Node's loader thread, where Node runs every
     // --require preload again, the user's too: a start without register
     // runs them there only for a loader of the user's. Unless there is one,
-    // the thread is marked as register's own, for gate.cjs to read.
-    const own = process.versions.deno === undefined && !userLoaderThread();
-    if (own) process.env[OWN_LOADER_THREAD] = '1';
-    try {
-      loadHooks().registerEsmHooks();
-    } finally {
-      if (own) delete process.env[OWN_LOADER_THREAD];
-    }
+    // the thread is marked as register's own, for gate.cjs to read there.
+    // It runs there as part of register.cjs, a --require preload, which has
+    // loaded it here already: where it has not, nothing reads the mark.
+    const require = Module.createRequire(import.meta.url);
+    const gate = process.versions.deno === undefined && !userLoaderThread() ? require.cache[require.resolve('./gate.cjs')]?.exports : undefined;
+    if (gate === undefined) loadHooks().registerEsmHooks();
+    else gate.asOwnLoaderThread(() => loadHooks().registerEsmHooks());
   } else {
     loadHooks().warnNoHooks('it has neither module.registerHooks() nor module.register()', true);
   }

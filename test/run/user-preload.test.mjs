@@ -9,8 +9,7 @@
 //     and so does the start under run, no more.
 //   - run puts register's --require before the user's first one in
 //     NODE_OPTIONS (after their other options, which stay first), and takes it
-//     out again exactly; the variable that marks register's own loader thread
-//     is spelt alike in lib/register/install-hooks.mjs and gate.cjs.
+//     out again exactly.
 // The launcher's own process (a Node process, which reads NODE_OPTIONS too,
 // and starts a loader thread of its own for --experimental-loader) is not
 // the host: its lines are not counted.
@@ -117,10 +116,4 @@ test("run puts register's --require before the user's first one, the rest of NOD
     rule.takeFixOut(env);
     assert.equal(env.NODE_OPTIONS, user);
   }
-});
-
-test('the variable marking register\'s own loader thread is the same in install-hooks.mjs and gate.cjs', async () => {
-  const { OWN_LOADER_THREAD } = await import('../../lib/register/install-hooks.mjs');
-  assert.equal(typeof OWN_LOADER_THREAD, 'string');
-  assert.equal(require('../../lib/register/gate.cjs').OWN_LOADER_THREAD, OWN_LOADER_THREAD);
 });
