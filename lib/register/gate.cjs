@@ -121,4 +121,4 @@ function mayRun() {
   return why === undefined;
 }
 
-module.exports = { mayRun, refuse, olderThan, asOwnLoaderThread, MIN_BUN };
+module.exports = { mayRun, refuse, olderThan, asOwnLoaderThread };
