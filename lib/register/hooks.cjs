@@ -246,6 +246,5 @@ module.exports = {
   rewrittenClasses,
   classDefined,
   warnNoHooks,
-  RECEIVER_GLOBAL,
   REWRITE_ALL_OPTIONS,
 };

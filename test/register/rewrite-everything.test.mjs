@@ -26,7 +26,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const modules = require('../../lib/adapters/modules.cjs');
 const { buildOf } = require('../../lib/discover/package-of.cjs');
 const esbuild = require('esbuild');
-const GLOBAL = require('../../lib/register/hooks.cjs').RECEIVER_GLOBAL;
+// The global the blocks register inserts at load time call.
+const GLOBAL = require('../../lib/shape/globals.cjs').RECEIVER_GLOBAL;
 const OPTIONS = { global: GLOBAL };
 // The static block lib/shape/blocks.cjs inserts.
 const blockOf = (global) => new RegExp(`static\\{try\\{typeof globalThis\\.${global}[^}]*\\}catch\\{\\}\\}`, 'g');
