@@ -241,7 +241,6 @@ module.exports = {
   registerEsmHooks,
   patchLoaded,
   patchStdioLoaded,
-  framingFromEnv,
   rewrittenSource,
   rewrittenClasses,
   classDefined,

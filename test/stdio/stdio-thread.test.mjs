@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generator, rng } from './support/jsonrpc-gen.mjs';
 import { drainMessages } from './support/read-buffer.mjs';
+import { runCommand, show } from '../support/spawn-node.mjs';
 
 const require = createRequire(import.meta.url);
 const stdio = require('../../lib/patch/transports.cjs');
@@ -450,9 +451,22 @@ test('register gives started stdio transports the off-thread reader; MCP_ORDERED
   assert.deepEqual(readers('off'), ['ReadBuffer', 'ReadBuffer']);
 });
 
-test('framingFromEnv: what MCP_ORDERED_DISPATCH_FRAMING asks of register', () => {
-  const { framingFromEnv } = require('../../lib/register/hooks.cjs');
-  for (const v of ['off', 'OFF', '0', 'false', 'no']) assert.equal(framingFromEnv(v), 'off', v);
-  for (const v of ['main-thread', 'Main-Thread']) assert.equal(framingFromEnv(v), 'main-thread', v);
-  for (const v of ['', 'on', '1', 'off-thread', 'mainthread']) assert.equal(framingFromEnv(v), 'default', v);
+test('what MCP_ORDERED_DISPATCH_FRAMING asks of register: off, 0, false, no (any case) the SDK\'s own reader; main-thread (any case) the main-thread one; anything else the off-thread one', async () => {
+  // A 1.x client transport started under register, its child gone at once: the reader its start gave it.
+  const script = `const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js');
+    const transport = new StdioClientTransport({ command: process.execPath, args: ['-e', ''] });
+    transport.start().then(() => { console.log(transport._readBuffer.constructor.name); return transport.close(); });`;
+  const readerWith = async (value) => {
+    const env = { ...process.env, MCP_ORDERED_DISPATCH_FRAMING: value };
+    const r = await runCommand(process.execPath, ['--require', 'mcp-ordered-dispatch/register', '-e', script], { cwd: ROOT, env });
+    assert.equal(r.code, 0, show(r));
+    return r.stdout.trim();
+  };
+  const cases = [
+    ...['off', 'OFF', '0', 'false', 'no'].map((value) => [value, 'ReadBuffer']),
+    ...['main-thread', 'Main-Thread'].map((value) => [value, 'NativeReadBuffer']),
+    ...['', 'on', '1', 'off-thread', 'mainthread'].map((value) => [value, 'ThreadReadBuffer']),
+  ];
+  const readers = await Promise.all(cases.map(([value]) => readerWith(value)));
+  assert.deepEqual(cases.map(([value], i) => [value, readers[i]]), cases);
 });
