@@ -17,7 +17,7 @@
 // so in one line, and the process runs stock.
 const Module = process.getBuiltinModule?.('node:module');
 
-/** The global a Vitest worker that runs tests sets (lib/register/sandboxed.cjs reads its pool from it). */
+/** The global a Vitest worker that runs tests sets (lib/register/sandboxed.cjs, which writes it again, reads its pool from it). */
 export const VITEST_WORKER = '__vitest_worker__';
 
 /** Whether a loader of the user's (--loader, --experimental-loader) starts Node's loader thread anyway, register or not. */

@@ -102,8 +102,9 @@ function jestRunsEsm() {
 const VM_POOLS = ['vmThreads', 'vmForks'];
 
 // The global a Vitest worker that runs tests sets: lib/register/install-hooks.mjs's
-// VITEST_WORKER, which this file cannot load in Vitest's vm pools (their
-// require() loads no ES module); test/register/register-quiet.test.mjs checks the two agree.
+// VITEST_WORKER, written again here since this file cannot load that one in
+// Vitest's vm pools (their require() loads no ES module). Were the two to
+// differ, test/register/runners.test.mjs's vm pool runs would fail.
 const VITEST_WORKER = '__vitest_worker__';
 
 /** The Vitest pool this worker runs tests in, if it is one of the vm pools. */
@@ -178,4 +179,4 @@ function registerInVitestVm(mod, pool) {
   exportPatcher(mod, (load) => patchCopiesByImport(load, ['esm', 'cjs']), `Vitest's ${pool} pool`, "the SDK copies that pool loads (past Node's loader hooks)");
 }
 
-module.exports = { register, VITEST_WORKER };
+module.exports = { register };

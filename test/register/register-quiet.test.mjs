@@ -222,13 +222,6 @@ test(`node ${process.version}: with register, an app that loads one SDK generati
   }
 });
 
-test('the Vitest worker global is named alike by register.mjs (lib/register/install-hooks.mjs) and the CommonJS side (lib/register/sandboxed.cjs)', async () => {
-  const { VITEST_WORKER } = await import('../../lib/register/install-hooks.mjs');
-  const sandboxed = Module.createRequire(import.meta.url)('../../lib/register/sandboxed.cjs');
-  assert.equal(typeof VITEST_WORKER, 'string');
-  assert.equal(sandboxed.VITEST_WORKER, VITEST_WORKER);
-});
-
 test(`node ${process.version}: a module holding an SDK class by shape is located by the addon: the JavaScript tokenizer never loads, and from the cache neither does the locate step`, async () => {
   // ARCHITECTURE.md's "What loads when": the search by shape's files, as the
   // process exits, with a cold cache and then a warm one (a CommonJS module:
