@@ -101,4 +101,4 @@ function bunWayInWords(compiled) {
   return { reached: true, words: `${why}: \`run\` preloads register through ${through}` };
 }
 
-module.exports = { BUN_NEWER, bunHonours, wayIn, bunWayInWords };
+module.exports = { BUN_NEWER, wayIn, bunWayInWords };
