@@ -85,4 +85,4 @@ function writePlanFile(file, planned, options, say = () => {}) {
   }
 }
 
-module.exports = { planFileOf, writePlanFile, PLAN_SEEN };
+module.exports = { writePlanFile, PLAN_SEEN };

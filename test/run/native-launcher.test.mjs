@@ -20,7 +20,7 @@ const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'mcp-ordered-dispatch.cjs');
 const { nativeLauncher } = require('../../lib/native/launcher.cjs');
-const { planFileOf } = require('../../lib/run/plan-file.cjs');
+const { writePlanFile } = require('../../lib/run/plan-file.cjs');
 const CONTRACT = require('../../lib/run/launcher-contract.json');
 const { plan } = require('../../lib/run/plan.cjs');
 // The hosts here are shell scripts: these run on Linux and macOS (.ci/run, the release's test
@@ -217,9 +217,22 @@ test('what a direct start could not reproduce goes through run, and a key that d
   const seenOf = (file, vars = every) => JSON.stringify({ v: CONTRACT.version, command: 'host', file, env: vars });
   const { planned, env: e, args } = at('host', ['x']);
   const options = { env: e, command: 'host', args, cwd };
-  const direct = (seen, o = options, p = planned) => planFileOf(p, { ...o, seen })?.direct;
+  // The plan file run writes for a start (into the cache directory, as `run --plan-file` does), or undefined when it writes none.
+  const written = (p, o) => {
+    const file = path.join(cache, 'written.json');
+    fs.rmSync(file, { force: true });
+    const was = process.env.MCP_ORDERED_DISPATCH_CACHE_DIR;
+    process.env.MCP_ORDERED_DISPATCH_CACHE_DIR = cache;
+    try {
+      return writePlanFile(file, p, o) ? JSON.parse(fs.readFileSync(file, 'utf8')) : undefined;
+    } finally {
+      if (was === undefined) delete process.env.MCP_ORDERED_DISPATCH_CACHE_DIR;
+      else process.env.MCP_ORDERED_DISPATCH_CACHE_DIR = was;
+    }
+  };
+  const direct = (seen, o = options, p = planned) => written(p, { ...o, seen })?.direct;
   if (process.platform !== 'win32') assert.equal(direct(seenOf(planned.file)), true, 'a plain host is started directly');
-  assert.equal(planFileOf(planned, { ...options, seen: seenOf(planned.file) })?.cwd, null, 'the working directory is no part of its key');
+  assert.equal(written(planned, { ...options, seen: seenOf(planned.file) })?.cwd, null, 'the working directory is no part of its key');
   assert.equal(direct(seenOf('/elsewhere/host')), undefined, 'another file than the one the native launcher saw');
   assert.equal(direct(seenOf(planned.file, { ...every, NODE_OPTIONS: '--other' })), undefined, 'a variable seen otherwise than the plan read it');
   assert.equal(direct(seenOf(planned.file, {})), undefined, 'a key that covers none of the variables the plan read');
