@@ -11,7 +11,7 @@ const path = require('node:path');
 const { loadCassette, pathOf } = require('./cassette.cjs');
 const { parseMode } = require('./coalesce.cjs');
 const { lineSplitter, jsonLines } = require('./lines.cjs');
-const { NO_RECORDED_MATCH, buildScript, ReplaySession } = require('./replay-session.cjs');
+const { NO_RECORDED_MATCH, ReplaySession } = require('./replay-session.cjs');
 
 const REPLAY_SERVER_PATH = __filename;
 
@@ -172,7 +172,6 @@ function main(argv = process.argv.slice(2)) {
 module.exports = {
   REPLAY_SERVER_PATH,
   NO_RECORDED_MATCH,
-  buildScript,
   replayServerCommand,
   replayTransport,
   main,

@@ -198,18 +198,6 @@ function timeline(cassette) {
   return lines;
 }
 
-/** The bytes one side sent, concatenated in order (chunks, or messages as JSON lines). */
-function bytesFrom(cassette, from) {
-  return Buffer.concat(timeline(loadCassette(cassette)).filter((l) => l.from === from).map((l) => l.bytes));
-}
-
-/** The messages one side sent, in order (lines that are not JSON left out). */
-function messagesFrom(cassette, from) {
-  return timeline(loadCassette(cassette))
-    .filter((l) => l.from === from && l.message !== undefined)
-    .map((l) => l.message);
-}
-
 /**
  * Write a copy of a cassette with every message passed through
  * `fn(message, { from, t })`, which returns the message to keep (the same
@@ -273,8 +261,6 @@ module.exports = {
   loadCassette,
   timeline,
   kindOf,
-  bytesFrom,
-  messagesFrom,
   redactCassette,
   pathOf,
 };

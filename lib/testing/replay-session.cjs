@@ -289,4 +289,4 @@ class ReplaySession {
   }
 }
 
-module.exports = { NO_RECORDED_MATCH, buildScript, ReplaySession };
+module.exports = { NO_RECORDED_MATCH, ReplaySession };

@@ -34,8 +34,8 @@ import {
 import { BIN, ECHO, EVERYTHING, EVERYTHING_VERSION, LONG_CALLS, LONG_RUNNING, ROOT, STEPS, runSession, stdio } from './support/session.mjs';
 
 const require = createRequire(import.meta.url);
-const { bytesFrom, messagesFrom } = require('../../lib/testing/cassette.cjs');
-const { buildScript } = require('../../lib/testing/cassette-player.cjs');
+const { loadCassette, timeline } = require('../../lib/testing/cassette.cjs');
+const { ReplaySession } = require('../../lib/testing/replay-session.cjs');
 const { planWrites, rngFor } = require('../../lib/testing/coalesce.cjs');
 const SDK_VERSION = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'sdk', 'package.json'), 'utf8')).version;
 const SESSION_SCRIPT = fileURLToPath(new URL('./support/session.mjs', import.meta.url));
@@ -43,6 +43,20 @@ const TIMEOUT = 180_000;
 
 const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-record-replay-'));
 after(() => fs.rmSync(TMP, { recursive: true, force: true }));
+
+/** The lines one side of a cassette (a file, or one read) sent, in order. */
+const linesFrom = (cassette, from) => timeline(loadCassette(cassette)).filter((l) => l.from === from);
+/** The bytes one side sent, concatenated in order (chunks, or messages as JSON lines). */
+const bytesFrom = (cassette, from) => Buffer.concat(linesFrom(cassette, from).map((l) => l.bytes));
+/** The messages one side sent, in order (lines that are not JSON left out). */
+const messagesFrom = (cassette, from) => linesFrom(cassette, from).filter((l) => l.message !== undefined).map((l) => l.message);
+
+/** A cassette's recorded answers as a replay holds them: the script of a ReplaySession, closed before it sends anything. */
+function scriptOf(cassette) {
+  const session = new ReplaySession(cassette, {}, { write() {}, turn() {} });
+  session.close();
+  return session.script;
+}
 
 /** Progress is racy against a live server (its last progress and its result often share a read): left out where live runs are compared. */
 const withoutProgress = ({ long, lost, ...rest }) => ({ ...rest, long: long.map((l) => l.result) });
@@ -370,7 +384,7 @@ test('coalescing modes: separate, all-in-one, last-with-response and recorded cu
   assert.deepEqual([...COALESCING_MODES], ['recorded', 'separate', 'all-in-one', 'last-with-response', 'random']);
   assert.throws(() => replayServerCommand(CASSETTE, { coalesce: 'random' }), /unknown coalescing mode "random"/);
   assert.throws(() => replayTransport(CASSETTE, { coalesce: 'bunched' }), /recorded, separate, all-in-one, last-with-response, random:<seed>/);
-  const script = buildScript(readCassette(CASSETTE));
+  const script = scriptOf(CASSETTE);
   const [long] = script.requests.get('tools/call').filter((a) => a.request.params.name === LONG_RUNNING);
   const kinds = long.lines.map((l) => l.kind);
   assert.deepEqual(kinds, [...Array(STEPS).fill('notification'), 'response']);
@@ -518,7 +532,7 @@ test("replay sends the recorded server-to-client requests and consumes the clien
   const file = path.join(ROOT, 'test', 'testing', 'fixtures', 'raw-progress.ndjson');
   const recordedPings = messagesFrom(file, 'server').filter((m) => m.method === 'ping').map((m) => m.id);
   assert.ok(recordedPings.length >= 2, 'the fixture holds the raw server pings');
-  const within = [...buildScript(readCassette(file)).requests.get('tools/call')].reduce((sum, answer) => {
+  const within = [...scriptOf(file).requests.get('tools/call')].reduce((sum, answer) => {
     const writes = planWrites(answer.lines, 'recorded');
     return sum + (writes.at(-1).t - writes[0].t);
   }, 0);
