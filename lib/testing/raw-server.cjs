@@ -188,8 +188,6 @@ function main(argv = process.argv.slice(2)) {
 module.exports = {
   MODES,
   FABRICATED_TOKEN,
-  GAP_DEFAULT,
-  parseArgs,
   startRawServer,
   main,
 };
