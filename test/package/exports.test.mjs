@@ -1,14 +1,18 @@
 // No export that no other file imports: every name a lib/ file exports is
-// imported by another file of the repository (lib/, bin/, entries/, tests,
-// scripts and benchmarks alike), by destructuring, by property access on the
-// module, by an ES import, or by a re-export that hands the whole module on
-// (entries/). An export nobody imports is code to delete, or a name to keep
-// inside its file. The few names read by something outside the repository's
-// files are listed here, each with who reads it.
+// imported by another file of the repository outside test/ (lib/, bin/,
+// entries/, scripts and benchmarks), by destructuring, by property access on
+// the module, by an ES import, or by a re-export that hands the whole module
+// on (entries/). An export only a test imports does not count: the test
+// reaches it through the public function that uses it. An export nobody
+// imports is code to delete, or a name to keep inside its file. The few names
+// read by something outside the repository's files are listed here, each
+// with who reads it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { exportsOf, importsOf, keysOf, unimported } from './support/exports.mjs';
 
@@ -32,12 +36,12 @@ const READ_FROM_OUTSIDE = {
   },
 };
 
-test('every export of a lib/ file is imported by another file', () => {
+test('every export of a lib/ file is imported by another file outside test/', () => {
   const unused = [];
   for (const [file, names] of unimported(ROOT)) {
     for (const name of names) if (!READ_FROM_OUTSIDE[file]?.[name]) unused.push(`${file}: ${name}`);
   }
-  assert.deepEqual(unused, [], 'exports no other file imports: remove them (and what only they kept alive)');
+  assert.deepEqual(unused, [], 'exports no other file outside test/ imports: remove them (and what only they kept alive), or test them through the public function that uses them');
 });
 
 test('every name kept for outside readers is still exported', () => {
@@ -62,6 +66,22 @@ test('the reading finds each way a file imports another', () => {
   assert.deepEqual(of("let h;\nfunction get() {\n  h = M.createRequire(u)('./x.cjs');\n  return h;\n}\nget().n();"), { 'lib/a/x.cjs': ['n'] });
   assert.deepEqual(of("const T = { x: '../lib/a/x.cjs', y: '../lib/b/y.mjs' };\nrequire(T[c]).main();", 'bin/c.cjs'), { 'lib/a/x.cjs': ['main'], 'lib/b/y.mjs': ['main'] });
   assert.deepEqual(of("// const { o } = require('./x.cjs');"), {});
+});
+
+test('an import from a test is no use; one from any other file is', (t) => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-exports-'));
+  t.after(() => fs.rmSync(root, { recursive: true, force: true }));
+  execFileSync('git', ['init', '-q'], { cwd: root });
+  const files = {
+    'lib/a.cjs': 'module.exports = { used, testedOnly };',
+    'bin/b.cjs': "const { used } = require('../lib/a.cjs');",
+    'test/a.test.mjs': "const { used, testedOnly } = require('../lib/a.cjs');",
+  };
+  for (const [file, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    fs.writeFileSync(path.join(root, file), text);
+  }
+  assert.deepEqual([...unimported(root)], [['lib/a.cjs', ['testedOnly']]]);
 });
 
 test('the reading finds each way a file exports', () => {

@@ -1,6 +1,7 @@
-// What lib/'s files export and which of those names another file imports:
-// the reading behind test/package/exports.test.mjs. Text-level, so that the
-// requires inside a test's generated scripts (template literals) count too.
+// What lib/'s files export and which of those names another file outside
+// test/ imports: the reading behind test/package/exports.test.mjs.
+// Text-level, so that the requires inside generated scripts (template
+// literals) count too.
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -167,11 +168,16 @@ export function sourcesIn(root, dirs = []) {
     .filter((f) => /\.(?:c|m)?js$/.test(f) && fs.existsSync(path.join(root, f)));
 }
 
-/** Each lib/ file's exported names that no other file imports: Map of file -> names. */
+/**
+ * Each lib/ file's exported names that no other file outside test/ imports:
+ * Map of file -> names. A test's import is no use: what a test needs of a
+ * file, it reaches through the public function that uses it.
+ */
 export function unimported(root) {
   const libFiles = new Set(sourcesIn(root, ['lib/']));
   const used = new Map();
   for (const file of sourcesIn(root)) {
+    if (file.startsWith('test/')) continue;
     for (const [target, names] of importsOf(fs.readFileSync(path.join(root, file), 'utf8'), file, libFiles)) {
       if (target === file) continue;
       if (!used.has(target)) used.set(target, new Set());
