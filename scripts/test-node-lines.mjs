@@ -14,8 +14,6 @@
 //
 // MCP_ORDERED_DISPATCH_NODE_LINES=26.12.1 (comma-separated) or =off: see scripts/node-lines.mjs.
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { ROOT, ensureNode, selectedLines } from './node-lines.mjs';
 
@@ -46,11 +44,11 @@ export const SUITES = [
  */
 const LINE_TIMEOUT_MS = 15 * 60 * 1000;
 
-function runLine(version, suites, bundles) {
+function runLine(version, suites) {
   const bin = ensureNode(version);
   // MCP_ORDERED_DISPATCH_LINE_RUN=1: the suites' matrices shrink to what the Node line itself can change
-  // (test/register/bundled.test.mjs runs 8 bundles, 17 on the machine's Node).
-  const env = { ...process.env, PATH: [path.dirname(bin), process.env.PATH ?? ''].join(path.delimiter), MCP_ORDERED_DISPATCH_LINE_RUN: '1', MCP_ORDERED_DISPATCH_LINE_BUNDLES: bundles };
+  // (test/register/bundled.test.mjs runs 8 bundles, 17 on the machine's Node; test/stdio/stdio.test.mjs 8 of its 16 cases).
+  const env = { ...process.env, PATH: [path.dirname(bin), process.env.PATH ?? ''].join(path.delimiter), MCP_ORDERED_DISPATCH_LINE_RUN: '1' };
   delete env.NODE_TEST_CONTEXT;
   console.log(`\n# Node ${version} (${path.relative(ROOT, bin)}): ${suites.length} suites`);
   return new Promise((resolve, reject) => {
@@ -83,13 +81,7 @@ const suites = process.argv.slice(2).length > 0 ? process.argv.slice(2) : SUITES
 const lines = process.platform === 'linux' ? selectedLines() : [];
 if (process.platform !== 'linux') console.log(`node-lines: skipped on ${process.platform} (Node binaries from the registry are installed on Linux only)`);
 const results = [];
-// One directory of bundles for every line (test/register/bundled.test.mjs builds them on the first).
-const bundles = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-line-bundles-'));
-try {
-  for (const version of lines) results.push(await runLine(version, suites, bundles));
-} finally {
-  fs.rmSync(bundles, { recursive: true, force: true });
-}
+for (const version of lines) results.push(await runLine(version, suites));
 
 console.log('\n| Node | suites | pass | fail | exit |\n|---|---|---|---|---|');
 for (const r of results) console.log(`| ${r.version} | ${suites.length} | ${r.pass} | ${r.fail} | ${r.signal ?? r.code} |`);

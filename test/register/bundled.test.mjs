@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runCommand, show, pathWithThisNode } from '../support/spawn-node.mjs';
-import { buildBundles, bunBinary, LINE_BUNDLES, ROOT, RAW_SERVER, PROGRESS } from '../support/bundles.mjs';
+import { cachedBundles, bunBinary, LINE_BUNDLES, ROOT, RAW_SERVER, PROGRESS } from '../support/bundles.mjs';
 
 let dir;
 let cache;
@@ -38,7 +38,6 @@ const MACHINE_BUNDLES = [
 ];
 // On the other Node lines (scripts/test-node-lines.mjs): every bundler and format once, minified.
 const LINES = process.env.MCP_ORDERED_DISPATCH_LINE_RUN === '1';
-const keep = ({ app, bundler, format, variant }) => (LINES ? LINE_BUNDLES : MACHINE_BUNDLES).includes(`${app} ${bundler} ${format} ${variant}`);
 
 function env(extra = {}) {
   const e = { ...process.env, PATH: pathWithThisNode(), RAW_SERVER, MCP_ORDERED_DISPATCH_CACHE_DIR: cache, ...extra };
@@ -58,21 +57,11 @@ const REGISTER = {
   '--require': ['--require', path.join(ROOT, 'entries', 'register.cjs')],
 };
 
-// The Node-line runs share one directory of bundles (scripts/test-node-lines.mjs
-// makes it): the first line builds them, the others run the same files (a
-// bundler's output does not depend on the Node line that runs the test).
-const SHARED = process.env.MCP_ORDERED_DISPATCH_LINE_BUNDLES;
-
 before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-bundled-'));
   cache = path.join(dir, 'cache');
-  const listing = SHARED && path.join(SHARED, 'bundles.json');
-  if (listing && fs.existsSync(listing)) {
-    bundles = JSON.parse(fs.readFileSync(listing, 'utf8'));
-  } else {
-    bundles = await buildBundles(SHARED ?? dir, keep);
-    if (listing) fs.writeFileSync(listing, JSON.stringify(bundles));
-  }
+  // Built once for the Node-line runs too (LINE_BUNDLES is among MACHINE_BUNDLES).
+  bundles = await cachedBundles(LINES ? LINE_BUNDLES : MACHINE_BUNDLES);
 }, { timeout: 900_000 });
 
 after(() => {

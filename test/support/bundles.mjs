@@ -20,6 +20,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const RAW_SERVER = path.join(ROOT, 'test', 'fixtures', 'raw-server.mjs');
@@ -409,7 +410,7 @@ function outFile(dir, name, separate) {
  * minified, the two apps taking turns - 8 of the 34 the bundlers make.
  */
 export const LINE_BUNDLES = [
-  'sdk1 esbuild cjs minify',
+  'sdk2 esbuild cjs minify',
   'sdk2 esbuild esm minify-keep-names',
   'sdk2 webpack cjs production-terser',
   'sdk1 webpack esm production-terser',
@@ -418,6 +419,35 @@ export const LINE_BUNDLES = [
   'sdk1 bun esm minify-keep-names',
   'sdk2 bun cjs minify',
 ];
+
+/**
+ * The bundles named in `names` ('sdk1 esbuild cjs minify', ...), built once
+ * for the inputs they are made from (the lock file, this file, the pinned
+ * Bun) into .cache/test-bundles/: npm test's run of the suites builds them,
+ * and the Node-line runs after it read the same files (a bundler's output
+ * does not depend on the Node that runs it), as does a later run with the
+ * same inputs. The listing is written last: a build cut short is built again.
+ */
+export async function cachedBundles(names) {
+  const inputs = createHash('sha256');
+  for (const file of ['package-lock.json', 'test/support/bundles.mjs', 'test/support/runtimes.mjs']) inputs.update(fs.readFileSync(path.join(ROOT, file)));
+  const cache = path.join(ROOT, '.cache', 'test-bundles');
+  const dir = path.join(cache, inputs.digest('hex').slice(0, 16));
+  const listing = path.join(dir, 'bundles.json');
+  const label = (b) => `${b.app} ${b.bundler} ${b.format} ${b.variant}`;
+  const wanted = (b) => names.includes(label(b));
+  if (fs.existsSync(listing)) {
+    const built = JSON.parse(fs.readFileSync(listing, 'utf8'));
+    const have = new Set(built.map(label));
+    // Bun's bundles are built only where its binary is installed.
+    if (names.every((n) => have.has(n) || (n.includes(' bun ') && bunBinary() === undefined))) return built.filter(wanted);
+  }
+  fs.rmSync(cache, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const built = await buildBundles(dir, wanted);
+  fs.writeFileSync(listing, JSON.stringify(built));
+  return built;
+}
 
 /**
  * Build every bundle into `dir` (or those `keep({ app, bundler, format, variant })`
