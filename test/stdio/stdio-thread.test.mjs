@@ -431,7 +431,8 @@ test('register gives started stdio transports the off-thread reader; MCP_ORDERED
     const readers = [];
     for (const spec of ['@modelcontextprotocol/sdk/client/stdio.js', '@modelcontextprotocol/client/stdio']) {
       const { StdioClientTransport } = await import(spec);
-      const transport = new StdioClientTransport({ command: process.execPath, args: ['-e', 'setTimeout(() => {}, 5000)'] });
+      // A child that ends when its stdin does: close() of either generation then ends it at once.
+      const transport = new StdioClientTransport({ command: process.execPath, args: ['-e', "process.stdin.resume().on('end', () => process.exit(0))"] });
       await transport.start();
       readers.push(transport._readBuffer.constructor.name);
       await transport.close();
