@@ -2,7 +2,7 @@
 // the Anthropic Messages API on 127.0.0.1 (test/support/fake-messages-api.mjs)
 // that asks for the raw server's `progress` tool, whose 3 progress
 // notifications arrive in the result's write. Stock, under `run`, and as
-// setup's function starts it (the plan replayed), its debug log
+// setup's function starts it (its plan started directly), its debug log
 // (~/.claude/debug/) is searched for the SDK's "unknown token" error and
 // "STDIO connection dropped": stock has them, the others must not. Then a
 // server on every runtime line test/run/safe-launcher.test.mjs uses (Node 16,
@@ -100,19 +100,19 @@ export async function checkClaudeToolCall(host, exe, env, cwd, home) {
     const callEnv = { ...env, ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: 'sk-ant-check-hosts', ENABLE_TOOL_SEARCH: 'false' };
     const stock = await claudeToolCall(exe, callEnv, cwd, 'stock');
     const launched = await claudeToolCall(exe, callEnv, cwd, 'run');
-    // As setup's function starts it: the first start records the plan, the second replays it (no Node start).
-    const records = path.join(home, 'records');
-    fs.mkdirSync(records, { mode: 0o700 });
-    const setupEnv = { ...callEnv, MCP_ORDERED_DISPATCH_CACHE_DIR: records };
+    // As setup's function starts it: the first start writes the plan, the second starts it directly (no Node start).
+    const plans = path.join(home, 'plans');
+    fs.mkdirSync(plans, { mode: 0o700 });
+    const setupEnv = { ...callEnv, MCP_ORDERED_DISPATCH_CACHE_DIR: plans };
     await claudeToolCall(exe, setupEnv, cwd, 'setup');
-    const replayed = await claudeToolCall(exe, setupEnv, cwd, 'setup');
+    const direct = await claudeToolCall(exe, setupEnv, cwd, 'setup');
     const fixed = (r) => r.code === 0 && r.called === 1 && r.completed === 1 && r.unknownToken === 0 && r.dropped === 0;
-    const ok = stock.code === 0 && stock.unknownToken > 0 && fixed(launched) && fixed(replayed) && fs.readdirSync(records).some((f) => f.startsWith('run-'));
+    const ok = stock.code === 0 && stock.unknownToken > 0 && fixed(launched) && fixed(direct) && fs.readdirSync(plans).some((f) => f.startsWith('run-'));
     const show = (r) => `exit ${r.code}, tool called ${r.called}, completed ${r.completed}, "unknown token" errors ${r.unknownToken}, "STDIO connection dropped" ${r.dropped}`;
     console.log(`${ok ? 'ok  ' : 'FAIL'} ${host.name} ${host.version} -p: one call of the raw server's progress tool (3 progress notifications in the result's write)`);
     console.log(`       stock:     ${show(stock)}`);
     console.log(`       under run: ${show(launched)}`);
-    console.log(`       as setup's function starts it (the plan replayed): ${show(replayed)}`);
+    console.log(`       as setup's function starts it (its plan started directly): ${show(direct)}`);
     return ok;
   } finally {
     await api.close();
