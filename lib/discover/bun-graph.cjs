@@ -11,9 +11,9 @@
 // through the same parts: the format by Bun's pragma
 // (lib/discover/bun-pragma.cjs), the search by shape (lib/shape/rewrite.cjs,
 // with every module looked at, the SDK's scope too, as register's Bun path
-// asks), and its two places register cannot reach: the entry module (Bun
-// loads it through no hook) and a `@bun-cjs` chunk wrapped otherwise (left
-// alone). Every read is bounded.
+// asks), and its two places register cannot reach: an entry module named as
+// the executable (Bun loads it through no hook) and a `@bun-cjs` chunk
+// wrapped otherwise (left alone). Every read is bounded.
 
 const fs = require('node:fs');
 const { executableAt, readAt } = require('./compiled.cjs');
@@ -25,6 +25,14 @@ const { RECEIVER_GLOBAL } = require('../shape/globals.cjs');
 /** Bounds: one module's contents read, all modules' contents read. */
 const MAX_MODULE_BYTES = 512 * 1024 * 1024;
 const MAX_TOTAL_BYTES = 2 * 1024 * 1024 * 1024;
+/**
+ * The entry module names Bun loads through register's hooks: a JavaScript
+ * file's (Kilo's `src/index.js`, which Bun 1.3's Bun.build() keeps; an
+ * executable built as `tool.js`). One named as the executable, as `bun build
+ * --compile` names it, Bun loads through no hook (Bun 1.3.14 and 1.4,
+ * test/runtimes/bun-unreached.test.mjs).
+ */
+const ENTRY_THROUGH_HOOKS = /\.[cm]?js$/;
 /** Bun's module_format byte. */
 const FORMATS = ['none', 'esm', 'cjs'];
 /** Bun's encoding byte: a source is kept as JavaScriptCore keeps strings, in Latin-1 or, with any other character, UTF-16 (Amp's entry). */
@@ -68,7 +76,7 @@ function sdkFactsOf(module, text) {
   const { rewriteSdkClasses } = require('../shape/rewrite.cjs');
   const recognised = rewriteSdkClasses(text, module.name, format, { global: RECEIVER_GLOBAL, skipSdkScope: false }) !== undefined;
   let why;
-  if (module.entry) why = 'it is the entry module, which Bun loads through no hook';
+  if (module.entry && !ENTRY_THROUGH_HOOKS.test(module.name)) why = 'it is the entry module, named as the executable, which Bun loads through no hook';
   else if (pragma === undefined) why = 'it is a `@bun-cjs` chunk wrapped otherwise than register knows, so register leaves it alone';
   else if (!recognised) why = 'the search by shape does not recognise its classes, so register leaves it stock';
   return { classes, format: pragma === undefined ? 'commonjs (unknown wrapper)' : format, recognised, reached: why === undefined, why };

@@ -181,9 +181,9 @@ function checkEntry(main) {
   const holds = definesSdkClass(source, main, format);
   noteRead(main, source, holds ? format : undefined, known);
   if (!holds) return;
-  // Said once it is known: Bun may still serve the entry through register's
-  // onLoad (it does, for Kilo's, under BUN_OPTIONS), which happens before any
-  // of its code runs.
+  // Said once it is known: Bun serves an entry named as a JavaScript file
+  // (Kilo's) through register's hooks (lib/discover/bun-graph.cjs's
+  // ENTRY_THROUGH_HOOKS), which happens before any of its code runs.
   sayUnreachedLater(`its entry module ${main} (Bun loads it through no hook)`);
 }
 

@@ -80,7 +80,7 @@ test('one file: the SDK in the entry module is listed, recognised, and not reach
   assert.match(entry.why, /entry module/);
   assert.equal(code, 1);
   const human = await doctor(single, { json: false });
-  assert.match(human.stdout, /NOT reached: it is the entry module, which Bun loads through no hook/);
+  assert.match(human.stdout, /NOT reached: it is the entry module, named as the executable, which Bun loads through no hook/);
 });
 
 test('a Bun that reads no preload, and a file that is no Bun-compiled executable: exit 1, each said', async () => {

@@ -6,6 +6,10 @@
 // register's, so the copy stays stock and loses every notification, and the
 // host says so in exactly one line, decided once the entry is loaded; the
 // report holds that process's record with the warning and nothing patched.
+// That is an entry named as the executable, as `bun build --compile` names
+// it: one that keeps a JavaScript file's name (an executable built as
+// `tool.js`; Kilo's `src/index.js`, from Bun 1.3's Bun.build()) Bun serves
+// through register, 0 lost and no line, and doctor says so.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -49,5 +53,24 @@ test('the SDK in the entry module, Bun 1.3.14 and the pinned Bun, under run --re
     assert.equal(shown.code, 0, show(shown));
     const { records } = JSON.parse(shown.stdout);
     assert.deepEqual(records.map((x) => [x.copies.length, x.warnings]), [[0, ['MCP_ORDERED_DISPATCH_UNREACHED']]], `Bun ${version}: ${shown.stdout}`);
+  }
+});
+
+test('the same entry named as a JavaScript file (built as tool.js), Bun 1.3.14 and the pinned Bun: served through register, 0 lost, no UNREACHED line; doctor says it is reached', { skip, timeout: 180_000 }, async () => {
+  const buns = [...HOST_BUNS.map((v) => [v, installedBun(v)]), [RUNTIMES.bun?.version ?? 'pinned', RUNTIMES.bun?.command]];
+  const home = resolvingHome(dir, 'src-named');
+  fs.writeFileSync(path.join(home, 'app.mjs'), appSource(APPS.sdk1));
+  for (const [version, bun] of buns) {
+    assert.ok(bun, `Bun ${version} is installed (node scripts/node-lines.mjs)`);
+    fs.mkdirSync(path.join(dir, `named-${version}`));
+    const exe = path.join(dir, `named-${version}`, 'tool.js');
+    execFileSync(bun, ['build', '--compile', 'app.mjs', '--minify', `--outfile=${exe}`], { cwd: home, stdio: 'pipe', timeout: 120_000 });
+    const r = await runCommand(process.execPath, [BIN, 'run', '--', exe], { cwd: dir, env: compiledEnv({ MCP_ORDERED_DISPATCH_CACHE_DIR: path.join(dir, `cache-named-${version}`) }), timeout: 60_000 });
+    assert.equal(r.code, 0, show(r));
+    const result = JSON.parse(r.stdout.trim().split('\n').pop());
+    assert.deepEqual({ lost: result.lost, patched: result.patched, stderr: r.stderr }, { lost: 0, patched: true, stderr: '' }, `Bun ${version}: ${show(r)}`);
+    const doctor = await runCommand(process.execPath, [BIN, 'doctor', '--json', exe], { cwd: dir, timeout: 60_000 });
+    const [listed] = JSON.parse(doctor.stdout).executables;
+    assert.deepEqual(listed.sdk.map((m) => [m.name, m.entry, m.reached]), [['/$bunfs/root/tool.js', true, true]], `Bun ${version}: ${doctor.stdout}`);
   }
 });
