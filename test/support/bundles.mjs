@@ -16,6 +16,7 @@
 // build), tsup 9, rolldown, rspack, and webpack development with devtool 'eval'.
 import { RUNTIMES } from './runtimes.mjs';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -422,17 +423,20 @@ export const LINE_BUNDLES = [
 
 /**
  * The bundles named in `names` ('sdk1 esbuild cjs minify', ...), built once
- * for the inputs they are made from (the lock file, this file, the pinned
- * Bun) into .cache/test-bundles/: npm test's run of the suites builds them,
- * and the Node-line runs after it read the same files (a bundler's output
- * does not depend on the Node that runs it), as does a later run with the
- * same inputs. The listing is written last: a build cut short is built again.
+ * for the inputs they are made from (this checkout, its lock file, this
+ * file, the pinned Bun) into a folder of the temporary directory (outside
+ * the checkout, where doctor's scan of this repository would list them):
+ * npm test's run of the suites builds them, and the Node-line runs after it
+ * read the same files (a bundler's output does not depend on the Node that
+ * runs it), as does a later run with the same inputs. The listing is
+ * written last: a build cut short is built again.
  */
 export async function cachedBundles(names) {
-  const inputs = createHash('sha256');
+  const inputs = createHash('sha256').update(ROOT);
   for (const file of ['package-lock.json', 'test/support/bundles.mjs', 'test/support/runtimes.mjs']) inputs.update(fs.readFileSync(path.join(ROOT, file)));
-  const cache = path.join(ROOT, '.cache', 'test-bundles');
-  const dir = path.join(cache, inputs.digest('hex').slice(0, 16));
+  const digest = inputs.digest('hex').slice(0, 16);
+  const cache = path.join(os.tmpdir(), `mcp-od-test-bundles-${digest}`);
+  const dir = path.join(cache, 'bundles');
   const listing = path.join(dir, 'bundles.json');
   const label = (b) => `${b.app} ${b.bundler} ${b.format} ${b.variant}`;
   const wanted = (b) => names.includes(label(b));
