@@ -7,11 +7,11 @@
 // scripts/test-node-lines.mjs (`npm test`), the tests that start older Node
 // and Bun lines (test/run/), and bench/startup.mjs.
 //
-//   node scripts/node-lines.mjs            install what is missing (every line, old ones too), print the binaries
+//   node scripts/node-lines.mjs            install what is missing (every line, old ones too, four at a time), print the binaries
 //
 // MCP_ORDERED_DISPATCH_NODE_LINES=22.23.5,26.12.1 picks other versions;
 // `off` picks none.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -111,12 +111,36 @@ export function ensureBun(version, log = (s) => process.stderr.write(s)) {
   return ensurePackaged(`@oven/bun-${process.platform}-${process.arch}@${version}`, 'package/bin/bun', bunBinaryOf(version), version, log);
 }
 
+/** `node scripts/node-lines.mjs`: every line installed, four at a time (each a download and an unpack, one process each), listed in order. */
+async function installAll() {
+  const wanted = [
+    ...[...new Set([...selectedLines(), ...OLD_LINES])].map((version) => ['node', version]),
+    ...[...OLD_BUNS, ...HOST_BUNS].map((version) => ['bun', version]),
+  ];
+  const results = new Array(wanted.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < wanted.length) {
+      const at = next++;
+      const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--install', ...wanted[at]], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk) => (out += chunk));
+      results[at] = await new Promise((resolve) => child.once('close', (code) => resolve({ code, out })));
+    }
+  };
+  await Promise.all(Array.from({ length: 4 }, worker));
+  for (const { out } of results) process.stdout.write(out);
+  if (results.some(({ code }) => code !== 0)) process.exitCode = 1;
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  const [flag, kind, version] = process.argv.slice(2);
   if (process.platform !== 'linux') {
     console.log(`node-lines: nothing installed on ${process.platform} (the registry's Node and Bun packages are installed on Linux only)`);
+  } else if (flag === '--install') {
+    console.log(`${kind} ${version}\t${kind === 'bun' ? ensureBun(version) : ensureNode(version)}`);
   } else {
     // The lines the suites run on, and the older lines the tests start servers and commands on.
-    for (const version of new Set([...selectedLines(), ...OLD_LINES])) console.log(`node ${version}\t${ensureNode(version)}`);
-    for (const version of [...OLD_BUNS, ...HOST_BUNS]) console.log(`bun ${version}\t${ensureBun(version)}`);
+    await installAll();
   }
 }
