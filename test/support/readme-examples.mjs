@@ -73,9 +73,12 @@ const TSCONFIG = {
 /**
  * Compile `markdown`'s examples with `tsc --strict` in a temporary folder
  * inside the package (removed afterwards): { code, output, files }.
+ * `markdown` may be a list of [markdown, name] pages: one tsc for them all,
+ * each file named after its page.
  */
 export async function compileExamples(markdown, name = 'README') {
-  const examples = compiledExamples(markdown, name);
+  const pages = Array.isArray(markdown) ? markdown : [[markdown, name]];
+  const examples = pages.flatMap(([text, page]) => compiledExamples(text, page));
   const dir = fs.mkdtempSync(path.join(ROOT, 'test', 'package', 'types', '.examples-'));
   try {
     for (const example of examples) fs.writeFileSync(path.join(dir, example.file), `${example.code}\n`);
