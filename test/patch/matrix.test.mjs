@@ -15,7 +15,8 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const { MATRIX } = require('../support/matrix.cjs');
 const CHILD = fileURLToPath(new URL('./support/matrix-child.mjs', import.meta.url));
-const OPTIONS = { pairs: 4, concurrency: 3, mode: 'last-with-response', progress: 3 };
+// Two pairs (a fresh server each): the loss is deterministic; more pairs repeated the same check.
+const OPTIONS = { pairs: 2, concurrency: 3, mode: 'last-with-response', progress: 3 };
 
 function runChild(args) {
   return new Promise((resolve, reject) => {
