@@ -35,14 +35,21 @@ after(() => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test('the SDK in the entry module, Bun 1.3.14 and the pinned Bun, under run --report: every notification lost, exactly one UNREACHED line, the report says so', { skip, timeout: 180_000 }, async () => {
-  const buns = [...HOST_BUNS.map((v) => [v, installedBun(v)]), [RUNTIMES.bun?.version ?? 'pinned', RUNTIMES.bun?.command]];
-  const home = resolvingHome(dir, 'src');
+/** The SDK 1.x app built as one file by Bun 1.3.14 and the pinned Bun, each to `outfile(version)`: [[version, executable]]. */
+function buildEach(outfile) {
+  const home = resolvingHome(dir, `src-${Math.random().toString(36).slice(2)}`);
   fs.writeFileSync(path.join(home, 'app.mjs'), appSource(APPS.sdk1));
-  for (const [version, bun] of buns) {
+  return [...HOST_BUNS.map((v) => [v, installedBun(v)]), [RUNTIMES.bun?.version ?? 'pinned', RUNTIMES.bun?.command]].map(([version, bun]) => {
     assert.ok(bun, `Bun ${version} is installed (node scripts/node-lines.mjs)`);
-    const exe = path.join(dir, `single-${version}`);
+    const exe = outfile(version);
+    fs.mkdirSync(path.dirname(exe), { recursive: true });
     execFileSync(bun, ['build', '--compile', 'app.mjs', '--minify', `--outfile=${exe}`], { cwd: home, stdio: 'pipe', timeout: 120_000 });
+    return [version, exe];
+  });
+}
+
+test('the SDK in the entry module, Bun 1.3.14 and the pinned Bun, under run --report: every notification lost, exactly one UNREACHED line, the report says so', { skip, timeout: 180_000 }, async () => {
+  for (const [version, exe] of buildEach((version) => path.join(dir, `single-${version}`))) {
     const cache = path.join(dir, `cache-${version}`);
     const r = await runCommand(process.execPath, [BIN, 'run', '--report', '--', exe], { cwd: dir, env: compiledEnv({ MCP_ORDERED_DISPATCH_CACHE_DIR: cache }), timeout: 60_000 });
     assert.equal(r.code, 0, show(r));
@@ -57,14 +64,7 @@ test('the SDK in the entry module, Bun 1.3.14 and the pinned Bun, under run --re
 });
 
 test('the same entry named as a JavaScript file (built as tool.js), Bun 1.3.14 and the pinned Bun: served through register, 0 lost, no UNREACHED line; doctor says it is reached', { skip, timeout: 180_000 }, async () => {
-  const buns = [...HOST_BUNS.map((v) => [v, installedBun(v)]), [RUNTIMES.bun?.version ?? 'pinned', RUNTIMES.bun?.command]];
-  const home = resolvingHome(dir, 'src-named');
-  fs.writeFileSync(path.join(home, 'app.mjs'), appSource(APPS.sdk1));
-  for (const [version, bun] of buns) {
-    assert.ok(bun, `Bun ${version} is installed (node scripts/node-lines.mjs)`);
-    fs.mkdirSync(path.join(dir, `named-${version}`));
-    const exe = path.join(dir, `named-${version}`, 'tool.js');
-    execFileSync(bun, ['build', '--compile', 'app.mjs', '--minify', `--outfile=${exe}`], { cwd: home, stdio: 'pipe', timeout: 120_000 });
+  for (const [version, exe] of buildEach((version) => path.join(dir, `named-${version}`, 'tool.js'))) {
     const r = await runCommand(process.execPath, [BIN, 'run', '--', exe], { cwd: dir, env: compiledEnv({ MCP_ORDERED_DISPATCH_CACHE_DIR: path.join(dir, `cache-named-${version}`) }), timeout: 60_000 });
     assert.equal(r.code, 0, show(r));
     const result = JSON.parse(r.stdout.trim().split('\n').pop());
