@@ -221,7 +221,7 @@ function interceptRouting(protocol, transport, generation) {
  * marked as starting a transport for its first turn (lib/patch/fix-env.cjs:
  * a child started then is its MCP server).
  */
-function startingTransport(record, transport, connect) {
+function connectStarting(record, transport, connect) {
   const before = record?.beforeConnect;
   if (before !== undefined) {
     try {
@@ -241,7 +241,7 @@ function patchedConnect(originalConnect, generation, recordOf) {
     progress.instrumentProgressHandlers(this, progress.stateOf(this));
     const release = interceptRouting(this, transport, generation);
     try {
-      return startingTransport(recordOf(), transport, () => originalConnect.call(this, transport, ...rest));
+      return connectStarting(recordOf(), transport, () => originalConnect.call(this, transport, ...rest));
     } finally {
       // connect() assigns onmessage synchronously, before its first await;
       // if it threw first (e.g. already connected), leave the transport as it was.
@@ -249,9 +249,6 @@ function patchedConnect(originalConnect, generation, recordOf) {
     }
   };
 }
-
-// The subclasses' prototypes (Client's, Server's, a host's own) whose connect() was looked at.
-const overridesSeen = new WeakSet();
 
 /**
  * A subclass's own connect() runs before the patched one and may start the
@@ -264,8 +261,8 @@ const overridesSeen = new WeakSet();
  */
 function coverOverrides(instance, proto, record) {
   if ((record.beforeConnect === undefined && !fixEnv.tookOut()) || !Object.prototype.isPrototypeOf.call(proto, instance)) return;
-  for (let p = Object.getPrototypeOf(instance); p !== null && p !== proto && !overridesSeen.has(p); p = Object.getPrototypeOf(p)) {
-    overridesSeen.add(p);
+  for (let p = Object.getPrototypeOf(instance); p !== null && p !== proto && !record.overridesSeen.has(p); p = Object.getPrototypeOf(p)) {
+    record.overridesSeen.add(p);
     const own = Object.getOwnPropertyDescriptor(p, 'connect');
     if (own === undefined || typeof own.value !== 'function' || !own.writable || !own.configurable) continue;
     const override = own.value;
@@ -273,7 +270,7 @@ function coverOverrides(instance, proto, record) {
       ...own,
       value: {
         connect(transport, ...rest) {
-          return startingTransport(record, transport, () => override.call(this, transport, ...rest));
+          return connectStarting(record, transport, () => override.call(this, transport, ...rest));
         },
       }.connect,
     });
@@ -318,7 +315,7 @@ function patchProtocol(Protocol, options = {}) {
     }.setNotificationHandler,
     ...adapter.methods(original, RUN),
   };
-  record = replaceMethods(proto, kPatch, replacement, { generation: adapter.generation, source: options.source, overrides: [] });
+  record = replaceMethods(proto, kPatch, replacement, { generation: adapter.generation, source: options.source, overrides: [], overridesSeen: new WeakSet() });
   const unpatchMethods = record.unpatch;
   record.unpatch = () => {
     if (proto[kPatch] === record) for (const [p, own] of record.overrides.splice(0)) Object.defineProperty(p, 'connect', own);
