@@ -266,14 +266,15 @@ function coverOverrides(instance, proto, record) {
     const own = Object.getOwnPropertyDescriptor(p, 'connect');
     if (own === undefined || typeof own.value !== 'function' || !own.writable || !own.configurable) continue;
     const override = own.value;
-    Object.defineProperty(p, 'connect', {
-      ...own,
-      value: {
-        connect(transport, ...rest) {
-          return connectStarting(record, transport, () => override.call(this, transport, ...rest));
-        },
-      }.connect,
-    });
+    const wrapper = {
+      connect(transport, ...rest) {
+        return connectStarting(record, transport, () => override.call(this, transport, ...rest));
+      },
+    }.connect;
+    // The override's name and length (docs/how-it-works.md, "Differences from stock").
+    Object.defineProperty(wrapper, 'name', { value: override.name });
+    Object.defineProperty(wrapper, 'length', { value: override.length });
+    Object.defineProperty(p, 'connect', { ...own, value: wrapper });
     record.overrides.push([p, own]);
   }
 }

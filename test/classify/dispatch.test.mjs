@@ -283,6 +283,29 @@ test('patchProtocol is idempotent and its unpatch restores the original methods'
   installation = install();
 });
 
+test("a subclass's own connect() (2.x's Client) is wrapped once a transport hook asks for it, with its name and length, and unpatch restores it", async () => {
+  const sdk = await loadSdk(2, 'esm');
+  const { beforeConnect } = require('../../lib/patch/protocol.cjs');
+  const own = Object.getOwnPropertyDescriptor(sdk.Client.prototype, 'connect');
+  assert.equal(typeof own?.value, 'function', "2.x's Client has a connect() of its own");
+  installation.uninstall();
+  const unpatch = patchProtocol(sdk.Protocol);
+  try {
+    const hooked = [];
+    beforeConnect(sdk.Protocol, (transport) => hooked.push(transport));
+    const { client, transport } = await connectedClient(sdk);
+    const wrapped = sdk.Client.prototype.connect;
+    assert.notEqual(wrapped, own.value);
+    assert.deepEqual([wrapped.name, wrapped.length], [own.value.name, own.value.length]);
+    assert.equal(hooked[0], transport);
+    await client.close();
+  } finally {
+    unpatch();
+    installation = install();
+  }
+  assert.equal(sdk.Client.prototype.connect, own.value);
+});
+
 test('a class that is not a supported SDK Protocol is refused and left untouched', () => {
   class Protocol {
     connect() {}
