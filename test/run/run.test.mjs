@@ -32,7 +32,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { runCommand, show } from '../support/spawn-node.mjs';
-import { runReproChild } from '../support/run-repro.mjs';
+import { runReproChild, PAIRS } from '../support/run-repro.mjs';
 import { RUNTIMES } from '../support/runtimes.mjs';
 import { installedNode } from '../../scripts/node-lines.mjs';
 
@@ -40,7 +40,6 @@ const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'mcp-ordered-dispatch.cjs');
 const bun = RUNTIMES.bun?.command;
-const PAIRS = 5;
 
 let dir;
 before(() => {

@@ -6,11 +6,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createRequire } from 'node:module';
-import { runReproChild } from '../support/run-repro.mjs';
+import { runReproChild, PAIRS } from '../support/run-repro.mjs';
 import { RUNTIMES } from '../support/runtimes.mjs';
 import { fileURLToPath } from 'node:url';
 
-const PAIRS = 5;
 const require = createRequire(import.meta.url);
 const { FLAVORS } = require('../support/sdk.cjs');
 

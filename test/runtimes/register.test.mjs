@@ -21,7 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { runReproChild } from '../support/run-repro.mjs';
+import { runReproChild, PAIRS } from '../support/run-repro.mjs';
 import { RUNTIMES, assertBunTestNeedsRegister } from '../support/runtimes.mjs';
 import { runCommand, show } from '../support/spawn-node.mjs';
 import { buildBundles, ROOT, RAW_SERVER, PROGRESS } from '../support/bundles.mjs';
@@ -31,7 +31,6 @@ const require = createRequire(import.meta.url);
 const { FLAVORS } = require('../support/sdk.cjs');
 const PKG = require('../../package.json');
 
-const PAIRS = 5;
 const REGISTER = path.join(ROOT, 'entries', 'register.mjs');
 // Deno's npm cache for the `npm:` specifier apps: kept between runs (like
 // .node-lines/), filled from the npm registry the first time.

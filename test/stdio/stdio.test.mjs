@@ -3,12 +3,9 @@
 // processes, stock and patched, for SDK 1.x and 2.x, ESM and CJS builds.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { runReproChild } from '../support/run-repro.mjs';
+import { runReproChild, PAIRS } from '../support/run-repro.mjs';
 
-// 5 pairs a case (a fresh server each): the server's writes make the loss
-// deterministic, so more pairs repeat the same check, and the spawns were
-// most of the time. README's before/after percentages are this table's.
-const PAIRS = 5;
+// README's before/after percentages are this table's.
 const FLAVORS = [
   { sdk: 1, build: 'esm' },
   { sdk: 1, build: 'cjs' },
