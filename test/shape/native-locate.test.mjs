@@ -22,8 +22,8 @@ const { locateClasses } = require('../../lib/shape/classes.cjs');
 const { sdkClassesIn, jsSdkClassesIn, nativeSdkClassesIn } = require('../../lib/shape/sdk-classes.cjs');
 const addon = require('../../lib/native/addon.cjs').load();
 
-/** What the walk over node_modules compares at most (about 13 s for 160 MB on a quiet machine). */
-const MAX_TOTAL_BYTES = 150 * 1024 * 1024;
+/** What the walk over node_modules compares at most, in path order: the SDK copies and thousands of other modules (150 MB took 11 s of the suite). */
+const MAX_TOTAL_BYTES = 64 * 1024 * 1024;
 /** Files larger than this are left out (a module this size is a data file). */
 const MAX_FILE_BYTES = 16 * 1024 * 1024;
 /** A shape every class has: the native step then returns every class without `extends`. */
@@ -54,7 +54,7 @@ function* sources(dir) {
   }
 }
 
-test('native and JavaScript locate steps agree on every module under node_modules', (t) => {
+test('native and JavaScript locate steps agree on the modules under node_modules (the first 64 MB, in path order)', (t) => {
   const started = Date.now();
   let files = 0;
   let bytes = 0;
