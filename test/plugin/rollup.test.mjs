@@ -14,7 +14,8 @@
 // CommonJS terser-minified for 1.x and plain for 2.x, ES module), rolldown (1.x CommonJS, 2.x ES module,
 // minified, no banner), Vite SSR for Node (1.x ES module, 2.x CommonJS), and a
 // Vite library build for Node writing both formats in one call (1.x, both run).
-// Without the plugin: one of each.
+// Without the plugin: rolldown's, the control that the same outputs run alone
+// lose progress (rollup's stock bundles: test/register/bundled.test.mjs).
 import { pluginMatrixSuite } from '../support/plugin-matrix.mjs';
 
 pluginMatrixSuite({
@@ -30,5 +31,5 @@ pluginMatrixSuite({
     'sdk1 vite esm lib',
     'sdk1 vite cjs lib',
   ],
-  withoutPlugin: ['sdk1 rollup cjs terser', 'sdk2 rolldown esm minify', 'sdk2 vite cjs build'],
+  withoutPlugin: ['sdk2 rolldown esm minify'],
 });
