@@ -11,12 +11,12 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { PAIRS } from '../support/run-repro.mjs';
 
 const require = createRequire(import.meta.url);
 const { MATRIX } = require('../support/matrix.cjs');
 const CHILD = fileURLToPath(new URL('./support/matrix-child.mjs', import.meta.url));
-// Two pairs (a fresh server each): the loss is deterministic; more pairs repeated the same check.
-const OPTIONS = { pairs: 2, concurrency: 3, mode: 'last-with-response', progress: 3 };
+const OPTIONS = { pairs: PAIRS, concurrency: 3, mode: 'last-with-response', progress: 3 };
 
 function runChild(args) {
   return new Promise((resolve, reject) => {

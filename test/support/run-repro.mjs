@@ -13,10 +13,11 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Pairs (a fresh server each) per reproduction in the suites. The server's
- * writes make the loss deterministic (stock loses the same share in every
- * pair), so more pairs repeat the same check; the spawns were most of the
- * suites' time. README's before/after percentages do not depend on it.
+ * Pairs (a fresh server each) per reproduction in the suites, and in
+ * test/patch/matrix.test.mjs's children. The server's writes make the loss
+ * deterministic (stock loses the same share in every pair), so more pairs
+ * repeat the same check; the spawns were most of the suites' time. README's
+ * before/after percentages do not depend on it.
  */
 export const PAIRS = 2;
 
