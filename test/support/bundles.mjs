@@ -428,14 +428,15 @@ export const LINE_BUNDLES = [
  * the checkout, where doctor's scan of this repository would list them):
  * npm test's run of the suites builds them, and the Node-line runs after it
  * read the same files (a bundler's output does not depend on the Node that
- * runs it), as does a later run with the same inputs. The listing is
- * written last: a build cut short is built again.
+ * runs it), as does a later run with the same inputs; the folder this
+ * checkout had for other inputs is removed. The listing is written last: a
+ * build cut short is built again.
  */
 export async function cachedBundles(names) {
-  const inputs = createHash('sha256').update(ROOT);
+  const prefix = `mcp-od-test-bundles-${createHash('sha256').update(ROOT).digest('hex').slice(0, 8)}-`;
+  const inputs = createHash('sha256');
   for (const file of ['package-lock.json', 'test/support/bundles.mjs', 'test/support/runtimes.mjs']) inputs.update(fs.readFileSync(path.join(ROOT, file)));
-  const digest = inputs.digest('hex').slice(0, 16);
-  const cache = path.join(os.tmpdir(), `mcp-od-test-bundles-${digest}`);
+  const cache = path.join(os.tmpdir(), `${prefix}${inputs.digest('hex').slice(0, 16)}`);
   const dir = path.join(cache, 'bundles');
   const listing = path.join(dir, 'bundles.json');
   const label = (b) => `${b.app} ${b.bundler} ${b.format} ${b.variant}`;
@@ -446,7 +447,8 @@ export async function cachedBundles(names) {
     // Bun's bundles are built only where its binary is installed.
     if (names.every((n) => have.has(n) || (n.includes(' bun ') && bunBinary() === undefined))) return built.filter(wanted);
   }
-  fs.rmSync(cache, { recursive: true, force: true });
+  // This checkout's bundles made from other inputs are not read again.
+  for (const other of fs.readdirSync(os.tmpdir())) if (other.startsWith(prefix)) fs.rmSync(path.join(os.tmpdir(), other), { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   const built = await buildBundles(dir, wanted);
   fs.writeFileSync(listing, JSON.stringify(built));
