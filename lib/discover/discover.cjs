@@ -221,7 +221,7 @@ function findBundledCopies(base) {
     copies.push({
       name: pkg?.name ?? path.basename(file),
       version: pkg?.version,
-      build: buildOf(file),
+      build: buildOf(file, source),
       file,
       root: pkg?.root ?? path.dirname(file),
       bundled: true,

@@ -80,9 +80,15 @@ function isSdkModuleFile(file) {
   return typeof name === 'string' && name.startsWith(SDK_SCOPE);
 }
 
-/** 'esm' or 'cjs': the build an SDK module file belongs to, by the format Node gives it. */
-function buildOf(file) {
-  return moduleTypeOf(file) === 'module' ? 'esm' : 'cjs';
+/**
+ * 'esm' or 'cjs': the build a module file belongs to, by the format Node
+ * gives it; where its syntax decides (moduleTypeOf's null), by `source`
+ * (its text or bytes) where given, else 'cjs'.
+ */
+function buildOf(file, source) {
+  let format = moduleTypeOf(file);
+  if (format === null && source !== undefined) format = require('../shape/blocks.cjs').compilesAsCommonJs(String(source)) ? 'commonjs' : 'module';
+  return format === 'module' ? 'esm' : 'cjs';
 }
 
 /** Describe the SDK module at `file` for messages and install() results. */
@@ -126,14 +132,15 @@ function packageTypeOf(file) {
 /**
  * The one rule for a module file's format by its name, as Node gives it:
  * `.mjs` 'module', `.cjs` 'commonjs', `.js` the nearest package.json's
- * `type` ('commonjs' when it says none); undefined for any other file.
+ * `type`, and null where that names none: Node then decides by the file's
+ * syntax (lib/shape/blocks.cjs's compilesAsCommonJs), not its name; undefined for any other file.
  */
 function moduleTypeOf(file) {
   const ext = path.extname(file);
   if (ext === '.mjs') return 'module';
   if (ext === '.cjs') return 'commonjs';
   if (ext !== '.js') return undefined;
-  return packageTypeOf(file) ?? 'commonjs';
+  return packageTypeOf(file);
 }
 
 module.exports = { readJson, packageOf, isSdkModuleFile, buildOf, sourceOfFile, packageTypeOf, moduleTypeOf };

@@ -25,19 +25,10 @@ const { warn, FIX } = require('../warnings/warnings.cjs');
 const { isBunEmbeddedPath } = require('../native/platform.cjs');
 const { packageTypeOf, moduleTypeOf } = require('../discover/package-of.cjs');
 const { state, sourceWithMarkers, patchedSource, definesSdkClass } = require('./bun-shared.cjs');
+const { compilesAsCommonJs } = require('../shape/blocks.cjs');
 
 /** How a CommonJS module body sets its exports. */
 const CJS_EXPORTS = /\bmodule\.exports\b|\bexports\.[A-Za-z_$]/;
-
-/** Whether `source` compiles as a CommonJS module body (Node's detection for a `.js` file no `type` decides). */
-function compilesAsCommonJs(source) {
-  try {
-    require('node:vm').compileFunction(source, ['exports', 'require', 'module', '__filename', '__dirname']);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * The format of the module on disk at `file` with `source`, as Node decides

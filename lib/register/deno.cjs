@@ -4,7 +4,10 @@
 // module loading exactly as Deno does it without register):
 //   - nextLoad() leaves `format` undefined: the format is inferred here the
 //     way Node infers it (.mjs, .cjs, .json; a .js file by the nearest
-//     package.json's `type`), for lib/register/hooks.cjs's loaded() to decide;
+//     package.json's `type`, and where that names none, by its syntax, left
+//     undecided: the rewrite then runs either way), for
+//     lib/register/hooks.cjs's loaded() to decide; the result keeps the
+//     format Deno gave;
 //   - with any load hook registered, require() compiles a .json file as
 //     JavaScript unless the hook says 'json';
 //   - with any load hook registered, require() compiles a .node file as
@@ -15,7 +18,11 @@
 const { fileURLToPath } = require('node:url');
 const { moduleTypeOf } = require('../discover/package-of.cjs');
 
-/** The format Node would give the module at `url` (a file: URL), or undefined (TypeScript, anything else: Deno's own). */
+/**
+ * The format Node would give the module at `url` (a file: URL): 'json',
+ * 'module', 'commonjs', null (a `.js` file whose package.json names no
+ * `type`: its syntax decides), or undefined (TypeScript, anything else: Deno's own).
+ */
 function urlFormatOf(url) {
   if (!url.startsWith('file:')) return undefined;
   const pathname = url.replace(/[?#].*$/, '');
@@ -34,17 +41,19 @@ function denoLoadHook(loaded, busy) {
       return { format: 'commonjs', source: `process.dlopen(module, ${JSON.stringify(fileURLToPath(url))});`, shortCircuit: true };
     }
     const result = nextLoad(url, context);
-    if (result.format != null || result.source == null) return result;
-    let format;
-    try {
-      format = urlFormatOf(url);
-    } catch {
-      return result;
+    if (result.source == null || busy()) return result;
+    let format = result.format;
+    if (format == null) {
+      try {
+        format = urlFormatOf(url);
+      } catch {
+        return result;
+      }
+      if (format === 'json') return { ...result, format };
     }
-    if (format === 'json') return { ...result, format };
-    if (format === undefined || busy()) return result;
-    const changed = loaded(url, { ...result, format });
-    return changed.source === result.source ? result : changed;
+    if (format !== 'module' && format !== 'commonjs' && format !== null) return result;
+    const changed = loaded(url, { ...result, format: format ?? undefined });
+    return changed.source === result.source ? result : { ...result, source: changed.source };
   };
 }
 

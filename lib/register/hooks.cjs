@@ -164,26 +164,43 @@ function rewrittenClasses(source, file, format, options = REWRITE_OPTIONS) {
   return changed;
 }
 
-/** module.registerHooks()'s load hook, for every ES module and CommonJS module with a source. */
+/**
+ * module.registerHooks()'s load hook, for every module with a source whose
+ * format is 'module', 'commonjs', or not decided yet (undefined: Node
+ * decides it by the syntax, and the rewrite keeps that decision). The
+ * result keeps the format it was given.
+ */
 function loaded(url, result) {
   if (result.format === 'module' && sdk.maySdkUrl(url)) {
     const patched = esmLoaded(url, result);
     if (patched !== result) return patched;
   }
-  const source = rewrittenSource(result.source, url, result.format);
+  const source = rewrittenSource(result.source, url, result.format ?? undefined);
   return source === undefined ? result : { ...result, source };
 }
 
-/** Where Node has no module.registerHooks(): CommonJS sources through Module.prototype._compile. */
+/**
+ * Where Node has no module.registerHooks(): sources Node compiles through
+ * Module.prototype._compile. Its third argument, where Node passes one, is
+ * the format ('commonjs', 'module', or null: decided by the syntax).
+ */
 function wrapCompile() {
   const compile = Module.prototype._compile;
   Module.prototype._compile = function _compile(content, filename, ...rest) {
     if (typeof content === 'string' && typeof filename === 'string') {
-      const changed = rewrittenSource(content, filename, 'commonjs');
+      const format = rest.length === 0 ? 'commonjs' : compileFormatOf(rest[0]);
+      const changed = rewrittenSource(content, filename, format);
       if (changed !== undefined) content = changed;
     }
     return compile.call(this, content, filename, ...rest);
   };
+}
+
+/** The format Module.prototype._compile's third argument names: a format, `true` (Node 20's loadAsESM), or null and undefined (decided by the syntax). */
+function compileFormatOf(given) {
+  if (given === 'module' || given === true) return 'module';
+  if (given === 'commonjs' || given === false) return 'commonjs';
+  return undefined;
 }
 
 /** This runtime, as a warning names it. */

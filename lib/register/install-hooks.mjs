@@ -44,6 +44,15 @@ function loadHooks() {
 let installed = false;
 
 /**
+ * The formats of the modules the load hook looks at: an ES module, a
+ * CommonJS module, and one whose format Node decides later by its syntax
+ * (require() of a `.js` file whose package.json names no `type`, or of an
+ * extensionless main script: `format` undefined); lib/register/hooks.cjs's
+ * loaded() changes such a source so that it runs either way.
+ */
+const JAVASCRIPT_FORMATS = new Set(['module', 'commonjs', undefined, null]);
+
+/**
  * Under Deno, whether this package's own files may be read: Deno checks read
  * access on every require(), so without it nothing of register could load
  * and the process would die of the first one. Without it: one warning, and
@@ -103,7 +112,7 @@ export function installHooks() {
       : function load(url, context, nextLoad) {
         const result = nextLoad(url, context);
         // The hooks' own files (required while lib/register/hooks.cjs loads) pass unlooked at.
-        if (result.source == null || loadingHooks || (result.format !== 'module' && result.format !== 'commonjs')) return result;
+        if (result.source == null || loadingHooks || !JAVASCRIPT_FORMATS.has(result.format)) return result;
         return loadHooks().loaded(url, result);
       };
     // Every ES module and CommonJS module with a source: SDK modules under

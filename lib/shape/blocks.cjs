@@ -58,10 +58,13 @@ function insertBlocks(text, at, global, file) {
  * the same locate step as the text, lib/shape/sdk-classes.cjs), it
  * must be one class with the same members and the block as its first
  * element, and it must compile in V8 as a class expression (compiled, not
- * run). A CommonJS module must also compile whole, as Node will wrap it (V8
- * parses an ES module only to run it, so there the classes are what is proven).
+ * run). A CommonJS module ('commonjs') must also compile whole, as Node will
+ * wrap it (V8 parses an ES module, 'module', only to run it, so there the
+ * classes are what is proven). Where only the syntax decides the format
+ * (`format` undefined: compilesAsCommonJs() below), `changed` must compile whole
+ * as CommonJS unless `original` does not: then Node runs both as ES modules.
  */
-function verifyBlocks(found, changed, at, global, file, format) {
+function verifyBlocks(found, changed, at, global, file, format, original) {
   const vm = require('node:vm');
   const { classesIn } = require('./sdk-classes.cjs');
   const byOpen = new Map(found.map((cls) => [cls.open, cls]));
@@ -83,16 +86,31 @@ function verifyBlocks(found, changed, at, global, file, format) {
       return false;
     }
   }
-  if (format === 'commonjs') {
-    try {
-      const body = changed.startsWith('#!') ? `//${changed.slice(2)}` : changed;
-      // Not parenthesized: V8 then pre-parses the body (every syntax error, no code made), about 40% less than compiling it.
-      new vm.Script(`void function (exports, require, module, __filename, __dirname) {${body}\n}`);
-    } catch {
-      return false;
-    }
-  }
-  return true;
+  if (format === 'module') return true;
+  if (compilesAsCommonJs(changed)) return true;
+  // Undecided (a format only the syntax decides): the changed text is run as an ES module exactly when the original is.
+  return format === undefined && !compilesAsCommonJs(original);
 }
 
-module.exports = { insertBlocks, blocksAt, verifyBlocks, hasBlock };
+/**
+ * Whether `text` compiles as a CommonJS module body, as Node wraps one (a
+ * leading `#!` line is a comment to Node). Where a module's package.json
+ * names no `type` (a `.js` file, an extensionless main script), Node hands
+ * the load hooks no format and decides by this: it runs the text as an ES
+ * module only when it does not compile so, on module syntax. The one place
+ * that compile is written: the proof above, and the formats by syntax of
+ * lib/discover/package-of.cjs and lib/register/bun-disk.cjs. Not
+ * parenthesized: V8 then pre-parses the body (every syntax error, no code
+ * made), about 40% less than compiling it.
+ */
+function compilesAsCommonJs(text) {
+  try {
+    const body = text.startsWith('#!') ? `//${text.slice(2)}` : text;
+    new (require('node:vm').Script)(`void function (exports, require, module, __filename, __dirname) {${body}\n}`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+module.exports = { insertBlocks, blocksAt, verifyBlocks, hasBlock, compilesAsCommonJs };

@@ -57,8 +57,11 @@ function textOf(source) {
 /**
  * `source` (any form bytesOf takes) of the module at `file` (a path or a
  * file: URL, reported with each class) with a static block in each SDK
- * class it defines, or undefined (none, or any doubt). `format`: 'module' or
- * 'commonjs' (a CommonJS module must also compile whole). `options`:
+ * class it defines, or undefined (none, or any doubt). `format`: 'module',
+ * 'commonjs' (a CommonJS module must also compile whole), or undefined where
+ * Node decides it by the module's syntax (a `.js` file whose package.json
+ * names no `type`: the text is changed so that Node decides it alike and
+ * either format runs it; lib/shape/blocks.cjs's verifyBlocks). `options`:
  *   global (required): the name of the global function the blocks call;
  *   framing (default true): whether stdio transports count;
  *   skipSdkScope (default false): leave modules under the SDK's scope alone;
@@ -97,6 +100,9 @@ function rewriteEdits(source, file, format, options) {
   }
 }
 
+/** The proof a module's cached insertions had, by the format it was proven for (part of its cache key). */
+const PROOF = { commonjs: 'compiled whole', module: '', undecided: 'compiled whole where the original does' };
+
 /**
  * `text` with its SDK classes' blocks, proven the first time and cached;
  * undefined when it has none or fails the proof. `bytes`: the source as the
@@ -106,8 +112,7 @@ function rewriteEdits(source, file, format, options) {
  */
 function withBlocks(text, bytes, file, format, global, perClass) {
   const cache = require('./cache.cjs');
-  // The proof a module's cached insertions had: a CommonJS one compiled whole, or not.
-  const key = cache.keyOf(bytes, format === 'commonjs' ? 'compiled whole' : '');
+  const key = cache.keyOf(bytes, PROOF[format] ?? PROOF.undecided);
   let at = cache.readCache(key, text);
   const cached = at !== undefined;
   let found;
@@ -127,7 +132,7 @@ function withBlocks(text, bytes, file, format, global, perClass) {
   const changed = insertBlocks(text, at, global, file);
   if (!cached) {
     // Cached only once proven; proven with this module's file name, the same shape for any.
-    if (!verifyBlocks(found, changed, at, global, file, format)) {
+    if (!verifyBlocks(found, changed, at, global, file, format, text)) {
       cache.writeCache(key, []);
       return undefined;
     }
