@@ -10,6 +10,7 @@ const fs = require('node:fs');
 const { spawn } = require('node:child_process');
 const { findSdkCopies, findBundledCopies } = require('../discover/discover.cjs');
 const { findCompiledExecutables } = require('../discover/executables.cjs');
+const { moduleTypeOf } = require('../discover/package-of.cjs');
 const { LOAD_FAILED } = require('../native/load-error.cjs');
 const { doctorExecutables, sdkModulesOf } = require('./executables.cjs');
 const { FIX } = require('../warnings/warnings.cjs');
@@ -177,9 +178,17 @@ function bundledRow(copy) {
     why: copy.builtIn
       ? `${copy.classes.join(' and ')} found by shape in ${copy.file}, patched when it was built (it holds the build-time receiver call, ` +
         'which register and install() leave alone). Not checked: doctor does not run a bundle\'s own code'
-      : `${copy.classes.join(' and ')} found by shape in ${copy.file}; \`--import mcp-ordered-dispatch/register\` patches ` +
-        'it as the file loads (install() does not: it patches installed SDK packages). Not checked: doctor does not run a bundle\'s own code',
+      : `${copy.classes.join(' and ')} found by shape in ${copy.file}, ${formatWords(copy)}; register patches it as the file loads, ` +
+        `put in by \`--require\` (as \`mcp-ordered-dispatch run\` puts it in) or by \`--import\` alike, on this Node (${process.version}) and on every ` +
+        `Node line it supports (${SELF.engines.node}); install() does not: it patches installed SDK packages. Not checked: doctor does not run a bundle's own code`,
   };
+}
+
+/** How Node decides a bundled copy's format, in the words of its row. */
+function formatWords(copy) {
+  const format = copy.build === 'esm' ? 'an ES module' : 'CommonJS';
+  if (moduleTypeOf(copy.file) !== null) return `run as ${format}`;
+  return `run as ${format} by its syntax (a .js file whose package.json names no "type")`;
 }
 
 
