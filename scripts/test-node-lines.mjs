@@ -32,6 +32,7 @@ export const SUITES = [
   'test/register/rewrite-everything.test.mjs', // the search by shape changes only SDK classes
   'test/patch/bundled-external.test.mjs', // patchProtocol() on a minified bundle's classes
   'test/register/bundled.test.mjs', // bundles by esbuild, webpack, rollup, bun: here one of each bundler and format (LINE_BUNDLES)
+  'test/register/typeless.test.mjs', // a CommonJS bundle in a typeless package, by --require and --import (Node decides its format later)
 ];
 
 /**
