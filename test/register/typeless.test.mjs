@@ -15,7 +15,10 @@
 // Stock loses all PROGRESS notifications to the response in their read;
 // under register each gets all of them, with no onerror and nothing on
 // stderr. Then `run --report -- node dist/extension.js`: none lost, and
-// the report names the bundle as the patched copy.
+// the report names the bundle as the patched copy; doctor's row says what
+// register does with it. On Deno (which runs a typeless CommonJS file only
+// with --unstable-detect-cjs) --preload register delivers all; Bun compiles
+// a CommonJS entry script through no hook: stock, with one warning.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -24,6 +27,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { runCommand, show, pathWithThisNode } from '../support/spawn-node.mjs';
 import { ROOT, RAW_SERVER, ESM_BANNER } from '../support/bundles.mjs';
+import { RUNTIMES } from '../support/runtimes.mjs';
 
 const require = createRequire(import.meta.url);
 const BIN = path.join(ROOT, 'bin', 'mcp-ordered-dispatch.cjs');
@@ -160,4 +164,27 @@ test('doctor in the typeless package: the bundle is patched by register, by --re
   assert.ok(row.why.includes(`on this Node (${process.version})`), row.why);
   const named = rows.find((x) => x.file === path.join(dir, 'victim', 'dist', 'extension.cjs'));
   assert.match(named.why, /run as CommonJS;/);
+});
+
+test('Deno (--unstable-detect-cjs, without which it refuses a typeless CommonJS file) and Bun: the typeless CommonJS bundle under --preload register', { skip: (process.env.MCP_ORDERED_DISPATCH_LINE_RUN === '1' && 'the Node line changes nothing for Deno and Bun: the machine\'s own run (test:node) has it') || (!(RUNTIMES.deno && RUNTIMES.bun) && 'Deno or Bun is not installed for this platform') }, async () => {
+  const file = path.join(dir, 'victim', 'dist', 'extension.js');
+  const start = async (command, args, extraEnv = {}) => {
+    const r = await runCommand(command, [...args, file], { cwd: path.dirname(file), env: { ...env(), ...extraEnv }, timeout: 120_000 });
+    assert.equal(r.code, 0, show(r));
+    return { ...JSON.parse(r.stdout.trim().split('\n').pop()), stderr: r.stderr, raw: r };
+  };
+  const deno = [...RUNTIMES.deno.args, '--unstable-detect-cjs'];
+  const denoEnv = { ...RUNTIMES.deno.env, DENO_DIR: path.join(dir, 'deno') };
+  const [denoStock, denoFixed] = await Promise.all([
+    start(RUNTIMES.deno.command, deno, denoEnv),
+    start(RUNTIMES.deno.command, [...deno, '--preload', path.join(ROOT, 'entries', 'register.mjs')], denoEnv),
+  ]);
+  assert.equal(denoStock.received, 0, show(denoStock.raw));
+  assert.equal(denoFixed.received, PROGRESS, show(denoFixed.raw));
+  assert.deepEqual(denoFixed.onerrors, [], show(denoFixed.raw));
+  // Bun compiles a CommonJS entry script through no hook: it stays stock, and one warning says so (docs/how-it-works.md).
+  const bun = await start(RUNTIMES.bun.command, ['--preload', path.join(ROOT, 'entries', 'register.mjs')]);
+  assert.equal(bun.received, 0, show(bun.raw));
+  assert.equal(bun.stderr.match(/MCP_ORDERED_DISPATCH_UNREACHED/g)?.length, 1, show(bun.raw));
+  assert.match(bun.stderr, /cannot reach the MCP SDK copy in the CommonJS entry module .*extension\.js/, show(bun.raw));
 });
