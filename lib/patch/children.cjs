@@ -167,41 +167,129 @@ function envOfPairs(pairs) {
   return env;
 }
 
+/**
+ * `original` wrapped by `wrapper`, looking like it: the same name and
+ * length (a host that reads them, or prints them, sees Node's), and an
+ * error thrown through it without the wrapper's own stack frame.
+ */
+function likeOriginal(original, wrapper) {
+  const wrapped = { [original.name](...args) {
+    try {
+      return wrapper.call(this, args);
+    } catch (error) {
+      throw withoutOwnFrames(error);
+    }
+  } }[original.name];
+  Object.defineProperty(wrapped, 'length', { value: original.length });
+  return wrapped;
+}
+
+const OWN_FRAME = new RegExp(`\\n\\s+at [^\\n]*${__filename.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')}:[^\\n]*`, 'g');
+
+/** `error` with the frames of this file taken out of its stack (a string: left as it is otherwise). */
+function withoutOwnFrames(error) {
+  try {
+    if (typeof error?.stack === 'string') error.stack = error.stack.replace(OWN_FRAME, '');
+  } catch {
+    // A frozen error, a stack without a setter: as thrown.
+  }
+  return error;
+}
+
+/**
+ * A copy of a call's options object with `env` set: its own enumerable
+ * properties, and its prototype kept, so that Node reads every option as it
+ * would have read it from the options given.
+ */
+function withEnv(options, env) {
+  const copy = Object.create(options === undefined || options === null ? Object.prototype : Object.getPrototypeOf(options));
+  return Object.assign(copy, options, { env });
+}
+
+/**
+ * Where Node reads the options object of `spawnSync(file, args, options)`
+ * or `execFileSync(file, args, options)` in `args` (the call's arguments):
+ * 1 where `args` is left out (an object in its place), 2 where it is an
+ * array, null or undefined; -1 for a call Node refuses or reads otherwise
+ * (a callback, a value of the wrong type): such a call is left as it is.
+ * `nullOptions`: whether Node takes null options as none (execFileSync).
+ */
+function optionsIndex(args, nullOptions) {
+  const second = args[1];
+  let at;
+  if (Array.isArray(second) || second === undefined || second === null) at = 2;
+  else if (typeof second === 'object') at = 1;
+  else return -1;
+  const options = args[at];
+  if (options === undefined || (options === null && nullOptions)) return at;
+  return typeof options === 'object' && options !== null && !Array.isArray(options) ? at : -1;
+}
+
+/**
+ * The call's arguments with the environment `decide(options)` gives (a new
+ * env, or undefined to leave the call as it is) in its options object at
+ * `at`: the one argument changed, every other passed as given.
+ */
+function withDecidedEnv(args, at, decide) {
+  if (at < 0) return args;
+  const options = args[at] ?? undefined;
+  const env = decide(options);
+  if (env === undefined) return args;
+  const changed = [...args];
+  while (changed.length < at) changed.push(undefined);
+  changed[at] = withEnv(options, env);
+  return changed;
+}
+
+/** The working directory a call's `cwd` option names (a string or a file: URL), or undefined. */
+function cwdOf(options) {
+  const cwd = options?.cwd;
+  if (cwd instanceof URL) return require('node:url').fileURLToPath(cwd);
+  return typeof cwd === 'string' ? cwd : undefined;
+}
+
 function wrapNodeChildProcess() {
   const cp = require('node:child_process');
+  // spawn, exec, execFile and fork all start here, with their arguments normalized by Node.
   const spawn = cp.ChildProcess.prototype.spawn;
-  cp.ChildProcess.prototype.spawn = function spawnWithRule(options) {
+  cp.ChildProcess.prototype.spawn = likeOriginal(spawn, function ([options, ...rest]) {
     if (options !== null && typeof options === 'object' && Array.isArray(options.envPairs)) {
       // Through a shell: not looked at (what it runs is the shell's to find), only given no stale copy of ours.
       const env = envFor(options.shell ? undefined : options.file, (options.args ?? []).slice(1), envOfPairs(options.envPairs), options.cwd);
       if (env !== undefined) options.envPairs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
     }
-    return spawn.call(this, options);
-  };
+    return spawn.call(this, options, ...rest);
+  });
   // spawnSync(file, [args], [options]) and execFileSync(file, [args], [options]).
-  for (const name of ['spawnSync', 'execFileSync']) {
+  for (const [name, nullOptions] of [['spawnSync', false], ['execFileSync', true]]) {
     const original = cp[name];
-    cp[name] = function (file, args, options) {
-      const list = Array.isArray(args) ? args : [];
-      const opts = Array.isArray(args) ? options : args;
-      const env = envFor(opts?.shell ? undefined : file, list, opts?.env ?? process.env, opts?.cwd);
-      if (env === undefined) return original.apply(this, arguments);
-      return original.call(this, file, list, { ...opts, env });
-    };
+    cp[name] = likeOriginal(original, function (args) {
+      const list = Array.isArray(args[1]) ? args[1] : [];
+      const call = withDecidedEnv(args, optionsIndex(args, nullOptions), (options) =>
+        envFor(options?.shell ? undefined : args[0], list, options?.env || process.env, cwdOf(options)));
+      return original.apply(this, call);
+    });
   }
-  // execSync(command, [options]): always through a shell.
+  // execSync(command, [options]): always through a shell; Node takes any options but a function as an object.
   const execSync = cp.execSync;
-  cp.execSync = function (command, options) {
-    const env = envFor(undefined, [], options?.env ?? process.env, options?.cwd);
-    return env === undefined ? execSync.apply(this, arguments) : execSync.call(this, command, { ...options, env });
-  };
+  cp.execSync = likeOriginal(execSync, function (args) {
+    const options = args[1];
+    const at = options === undefined || options === null || (typeof options === 'object' && !Array.isArray(options)) ? 1 : -1;
+    return execSync.apply(this, withDecidedEnv(args, at, (given) => envFor(undefined, [], given?.env || process.env, cwdOf(given))));
+  });
   if (typeof process.execve === 'function') {
+    // execve(file, [args], [env]): the environment is its third argument.
     const execve = process.execve;
-    process.execve = function (file, args, env) {
+    process.execve = likeOriginal(execve, function (args) {
+      const [file, argv, env] = args;
       const given = env ?? process.env;
-      const fixed = envFor(file, Array.isArray(args) ? args.slice(1) : [], given, undefined);
-      return execve.call(this, file, args, fixed ?? env);
-    };
+      const decided = typeof given === 'object' && given !== null ? envFor(file, Array.isArray(argv) ? argv.slice(1) : [], given, undefined) : undefined;
+      if (decided === undefined) return execve.apply(this, args);
+      const changed = [...args];
+      changed[1] = argv;
+      changed[2] = decided;
+      return execve.apply(this, changed);
+    });
   }
   require('node:module').syncBuiltinESMExports();
 }
@@ -211,15 +299,17 @@ function wrapBunSpawn() {
   for (const name of ['spawn', 'spawnSync']) {
     const original = Bun[name];
     if (typeof original !== 'function') continue;
-    Bun[name] = function (first, second) {
-      const options = Array.isArray(first) ? second : first;
-      const cmd = Array.isArray(first) ? first : first?.cmd;
-      if (!Array.isArray(cmd)) return original.apply(this, arguments);
-      // No env given, in a fixed thread: its process.env, as documented (a Bun 1.3 Worker would give the one it was made with).
-      const env = envFor(cmd[0], cmd.slice(1), options?.env ?? process.env, options?.cwd) ?? (fixed && options?.env === undefined ? { ...process.env } : undefined);
-      if (env === undefined) return original.apply(this, arguments);
-      return Array.isArray(first) ? original.call(this, first, { ...second, env }) : original.call(this, { ...first, env });
-    };
+    // Bun.spawn(cmd, [options]) or Bun.spawn({ cmd, ...options }).
+    Bun[name] = likeOriginal(original, function (args) {
+      const [first] = args;
+      const at = Array.isArray(first) ? 1 : 0;
+      const options = args[at];
+      const cmd = at === 1 ? first : first?.cmd;
+      if (!Array.isArray(cmd) || (options !== undefined && (typeof options !== 'object' || options === null))) return original.apply(this, args);
+      return original.apply(this, withDecidedEnv(args, at, (given) =>
+        // No env given, in a fixed thread: its process.env, as documented (a Bun 1.3 Worker would give the one it was made with).
+        envFor(cmd[0], cmd.slice(1), given?.env ?? process.env, cwdOf(given)) ?? (fixed && given?.env === undefined ? { ...process.env } : undefined)));
+    });
   }
 }
 
