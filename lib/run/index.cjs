@@ -27,6 +27,28 @@ function say(line) {
 }
 
 /**
+ * Where the user's NODE_OPTIONS opened this Node's inspector: a typed `run`,
+ * which npm's shim starts as `node` with nothing of ours on its command
+ * line, so Node opened it (and said so on stderr, or waits for a debugger,
+ * for --inspect-brk and --inspect-wait) before any of run's code. It is shut
+ * at once, so that the host gets the port, and one line names the way out.
+ * The native launcher (setup's function) starts a Node of ours with the
+ * flags that keep it shut (launcher-contract.json's inspectorOff): nothing to do.
+ */
+function shutOwnInspector(env) {
+  const options = env.NODE_OPTIONS;
+  if (typeof options !== 'string' || !options.includes('--inspect') || process.execArgv.some((arg) => arg.startsWith('--inspect'))) return;
+  const { inspectorOff } = require('./launcher-contract.json');
+  const flag = options.split(/\s+/).map((token) => token.split('=')[0]).find((name) => Object.hasOwn(inspectorOff, name));
+  const inspector = require('node:inspector');
+  if (flag === undefined || inspector.url() === undefined) return;
+  inspector.close();
+  say(`NODE_OPTIONS holds ${flag}, so this Node of run's opened the inspector before any of run's code (Node's lines above); ` +
+    'it is closed and the host gets its port. For the host alone to open it, start the host through setup\'s function ' +
+    `(mcp-ordered-dispatch setup HOST), or, for a Node host, put the flag on its own command line (mcp-ordered-dispatch run -- node ${flag} app.js)`);
+}
+
+/**
  * Run `argv` ([--] COMMAND ARGS...) as described above. Where Node has
  * process.execve() (22.15+, 24, 26; not on Windows) this process becomes the
  * command: its exit code, signals, stdio and TTY are the command's own, with
@@ -39,6 +61,7 @@ function say(line) {
 function run(argv, { env = process.env, cwd = process.cwd(), exec = typeof process.execve === 'function' && process.platform !== 'win32', planFile } = {}) {
   const args = argv[0] === '--' ? argv.slice(1) : argv;
   if (args.length === 0) throw new Error('run needs a command: mcp-ordered-dispatch run -- COMMAND [ARGS...]');
+  if (planFile === undefined) shutOwnInspector(env);
   const planned = plan(args[0], args.slice(1), { env, cwd });
   const { command, commandArgs, childEnv, notice, file, compiled } = planned;
   if (planFile !== undefined) {

@@ -14,6 +14,7 @@ pub struct Contract {
     pub direct_may_set: Vec<String>,
     pub seen_variable: String,
     pub max_plan_bytes: u64,
+    pub inspector_off: Vec<(String, Vec<String>)>,
 }
 
 /// The contract (read once).
@@ -38,5 +39,39 @@ fn parse(text: &str) -> Option<Contract> {
         direct_may_set: names("directMaySet")?,
         seen_variable: value.get("seenVariable")?.as_str()?.to_string(),
         max_plan_bytes: value.get("maxPlanBytes")?.as_u64()?,
+        inspector_off: value
+            .get("inspectorOff")?
+            .as_object()?
+            .iter()
+            .map(|(flag, off)| {
+                let off = off
+                    .as_array()?
+                    .iter()
+                    .map(|v| v.as_str().map(str::to_string));
+                Some((flag.clone(), off.collect::<Option<Vec<_>>>()?))
+            })
+            .collect::<Option<Vec<_>>>()?,
     })
+}
+
+/// The flags that keep a Node of ours from opening the inspector that
+/// `node_options` (the user's NODE_OPTIONS) opens: none where it opens none.
+pub fn inspector_off(node_options: &str) -> Vec<String> {
+    let mut off: Vec<String> = Vec::new();
+    for token in node_options.split_whitespace() {
+        let flag = token.split('=').next().unwrap_or(token);
+        let Some((_, flags)) = contract()
+            .inspector_off
+            .iter()
+            .find(|(name, _)| name == flag)
+        else {
+            continue;
+        };
+        for f in flags {
+            if !off.contains(f) {
+                off.push(f.clone());
+            }
+        }
+    }
+    off
 }

@@ -11,7 +11,7 @@ pub mod seen;
 #[cfg(unix)]
 pub mod trusted;
 
-pub use contract::contract;
+pub use contract::{contract, inspector_off};
 pub use plan::{plan_file_name, plan_of, Direct, Plan};
 pub use request::{parse_request, Ask, Request, USAGE};
 pub use resolve::{can_start, is_path, normalized, resolve, Platform};

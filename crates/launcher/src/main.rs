@@ -18,8 +18,8 @@
 #![cfg_attr(test, allow(dead_code, unused_imports))]
 
 use mcp_ordered_dispatch_launcher::{
-    contract, parse_request, plan_file_name, plan_of, resolve, seen, Ask, Direct, Plan, Platform,
-    Request,
+    contract, inspector_off, parse_request, plan_file_name, plan_of, resolve, seen, Ask, Direct,
+    Plan, Platform, Request,
 };
 use std::ffi::{OsStr, OsString};
 use std::io::{Error, ErrorKind};
@@ -155,6 +155,7 @@ fn plan_through_node(request: &Request, keyed: &Keyed) -> bool {
     option.push(keyed.dir.join(&keyed.name));
     let ask = |node: &Path| {
         Command::new(node)
+            .args(own_node_flags())
             .arg(&request.cli)
             .args([
                 OsStr::new("run"),
@@ -186,21 +187,29 @@ fn direct_start(direct: &Direct, file: &Path, args: &[OsString]) -> Start {
     start
 }
 
+/// What a Node of ours is started with before `run`'s file: the flags that keep
+/// shut the inspector the user's NODE_OPTIONS opens, so that the host alone
+/// opens it (its port, its stderr lines) and no Node of ours waits for a debugger.
+fn own_node_flags() -> Vec<String> {
+    std::env::var("NODE_OPTIONS")
+        .map(|value| inspector_off(&value))
+        .unwrap_or_default()
+}
+
 /// The start through `run` (Node's launcher, which plans, applies and starts),
 /// else the plain host with one line saying it has no fix.
 fn through_run(request: &Request, file: Option<PathBuf>, cwd: Option<&Path>) -> i32 {
     let run = |node: PathBuf| {
-        let argv = [
-            node.as_os_str(),
-            request.cli.as_os_str(),
-            OsStr::new("run"),
-            OsStr::new("--"),
-        ]
-        .into_iter()
-        .map(OsString::from)
-        .chain(std::iter::once(request.command.clone()))
-        .chain(request.args.iter().cloned())
-        .collect();
+        let argv = std::iter::once(node.clone().into_os_string())
+            .chain(own_node_flags().into_iter().map(OsString::from))
+            .chain(
+                [request.cli.as_os_str(), OsStr::new("run"), OsStr::new("--")]
+                    .into_iter()
+                    .map(OsString::from),
+            )
+            .chain(std::iter::once(request.command.clone()))
+            .chain(request.args.iter().cloned())
+            .collect();
         start(&Start::new(node, argv))
     };
     let mut error = run(request.node.clone());
