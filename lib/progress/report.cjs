@@ -4,11 +4,14 @@
 // It gathers which SDK classes were patched (lib/patch/records.cjs tells it),
 // every instance's counts (the token tables count in Rust,
 // crates/core/src/tokens.rs) and the warnings printed (lib/warnings/warnings.cjs
-// keeps their codes), and at exit appends one line of JSON to the file: one
-// record per process and thread that patched an SDK class, so the MCP
-// servers a host starts (which inherit the variable) and its Workers add
-// theirs beside the host's. It writes nothing else, anywhere:
-// never the host's stdout or its terminal.
+// keeps their codes), and appends one line of JSON to the file: at the
+// first patch, at most once a second while the counts change (a second after
+// a read), when SIGTERM, SIGINT or SIGHUP arrives, and at exit; `report`
+// shows the last record of each process and thread, so that one a signal or
+// a host's own end cuts short still holds its counts. One record per process
+// and thread that patched an SDK class, so the MCP servers a host starts
+// (which inherit the variable) and its Workers add theirs beside the host's.
+// It writes nothing else, anywhere: never the host's stdout or its terminal.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -75,6 +78,7 @@ class Recorder {
 
   /** A class of an SDK copy was patched: `fields` are its patch record's (lib/patch/records.cjs). */
   patched(proto, fields, packageOf) {
+    const first = this.copies.size === 0;
     if (this.host === undefined) this.host = hostPackage(packageOf) ?? null;
     const source = fields.source?.name ? fields.source : undefined;
     // A copy: one package release and build (its classes are in several files).
@@ -93,6 +97,8 @@ class Recorder {
       // A prototype without a readable constructor: unnamed.
     }
     copy.classes.push(fields.generation === undefined ? `${name} (stdio)` : name);
+    // The first patch is written at once (the classes a module defines together, a turn later).
+    if (first) this.touched();
   }
 
   /** An instance's token table (counting switched on); returns its counts, which the routing adds to. */
@@ -140,17 +146,18 @@ class Recorder {
   }
 
   /**
-   * A read came in. In a Worker, whose end a host may cut short (opencode's
-   * and Kilo's TUIs terminate theirs, and Bun then runs none of its exit
-   * listeners), the record is also written SNAPSHOT_MS after a read, at most
-   * once in that time; `report` shows the last record of each thread.
+   * The counts changed (a read came in, a class was patched): the record is
+   * written SNAPSHOT_MS later, at most once in that time, so that a thread
+   * whose end is cut short (a Worker that opencode's and Kilo's TUIs
+   * terminate, where Bun then runs none of its exit listeners; a process a
+   * signal ends) leaves its counts; `report` shows the last record of each thread.
    */
   touched() {
-    if (IS_MAIN_THREAD || this.written || this.snapshot !== undefined) return;
+    if (this.written || this.snapshot !== undefined) return;
     this.snapshot = setTimeout(() => {
       this.snapshot = undefined;
       this.append();
-    }, SNAPSHOT_MS);
+    }, this.copies.size > 0 && this.tables.length === 0 ? 0 : SNAPSHOT_MS);
     this.snapshot.unref?.();
   }
 
@@ -189,15 +196,51 @@ function threadName() {
   return IS_MAIN_THREAD ? 'main' : `worker ${THREAD.id}`;
 }
 
+/** The signals that end a process whose host does not handle them, and after which its record holds its counts. */
+const ENDING_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'];
+
+/**
+ * On the main thread (Workers get no signals; not on Windows, where a signal
+ * cannot be raised again): a listener, first of each ending signal's, that
+ * writes the record and takes itself out before any other listener runs, so
+ * that each sees the listeners it would see without it (signal-exit, which
+ * raises the signal again only where it is alone, among them). Where no
+ * other is left, the signal is raised again: the process ends by it, as
+ * without the report. Where the host handles it, the host decides, and the
+ * listener is back once the others have run.
+ */
+function writeOnSignals(recorder) {
+  if (!IS_MAIN_THREAD || process.platform === 'win32' || process.versions.deno !== undefined || typeof process.prependListener !== 'function') return;
+  for (const signal of ENDING_SIGNALS) {
+    const listener = () => {
+      process.removeListener(signal, listener);
+      if (process.listenerCount(signal) === 0) {
+        recorder.write();
+        process.kill(process.pid, signal);
+        return;
+      }
+      recorder.append();
+      setImmediate(() => process.prependListener(signal, listener)).unref?.();
+    };
+    try {
+      process.prependListener(signal, listener);
+    } catch {
+      // A runtime that takes no listener for it: the record of the last second stands.
+    }
+  }
+}
+
 /**
  * Starts this thread's recorder (once), writing to `file` as the thread
- * ends: at `exit`, and first thing in process.exit(), since Bun 1.3 runs no
- * `exit` listener once a Worker was terminated (opencode's and Kilo's TUIs).
+ * ends: at `exit`, first thing in process.exit(), since Bun 1.3 runs no
+ * `exit` listener once a Worker was terminated (opencode's and Kilo's TUIs),
+ * and at an ending signal (writeOnSignals()).
  */
 function start(file) {
   if (started === undefined) {
     started = new Recorder(file);
     process.on('exit', () => started.write());
+    writeOnSignals(started);
     const exit = process.exit;
     if (typeof exit === 'function') {
       process.exit = function exitAfterReport(...args) {

@@ -163,6 +163,25 @@ function noRecordLines(file) {
 }
 
 /**
+ * The thread a record is of: a thread writes its record more than once (at
+ * its first patch, a second after its reads, at a signal, at exit), and the
+ * last one stands.
+ */
+function threadOf(record) {
+  return `${record.pid}:${record.thread ?? 'main'}`;
+}
+
+/** Of `records` (as a report file holds them, in order), the one that stands for each thread: its last, in the order of the threads' last records. */
+function standingRecords(records) {
+  const last = new Map();
+  for (const record of records) {
+    last.delete(threadOf(record));
+    last.set(threadOf(record), record);
+  }
+  return [...last.values()];
+}
+
+/**
  * `report [FILE] [--json]` to stdout, bad lines named on stderr; the hosts of
  * the run first (their parent, `run`, wrote no record), then the
  * processes they started. Three passes over the file: its pids, the hosts,
@@ -174,9 +193,7 @@ async function show({ file = latestReport(), json = false, out = process.stdout,
     return 1;
   }
   const pids = new Set();
-  // A thread may write its record more than once (a Worker, a second after its reads): the last one stands.
   const last = new Map();
-  const threadOf = (record) => `${record.pid}:${record.thread ?? 'main'}`;
   const standing = (record, number) => last.get(threadOf(record)) === number;
   let skipped = 0;
   await readRecords(file, (record, number) => {
@@ -209,4 +226,4 @@ async function show({ file = latestReport(), json = false, out = process.stdout,
   return 0;
 }
 
-module.exports = { newReportFile, envWithReport, show };
+module.exports = { newReportFile, envWithReport, show, standingRecords };

@@ -1,10 +1,13 @@
 // What check:hosts reads after a host's session: the counting server's log
 // (counting-server.mjs: what it sent, and what it was given), register's
-// report (MCP_ORDERED_DISPATCH_REPORT: one record per process and thread
-// that patched an SDK class, docs/report.md), and how each is said in a line.
+// report (MCP_ORDERED_DISPATCH_REPORT: the records of each process and thread
+// that patched an SDK class, the last of each standing, docs/report.md), and how each is said in a line.
 import fs from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { ROOT, jsonLines } from './common.mjs';
+
+const { standingRecords } = createRequire(import.meta.url)('../../lib/report/index.cjs');
 
 export const COUNTING_SERVER = path.join(ROOT, 'scripts', 'check-hosts', 'counting-server.mjs');
 
@@ -21,9 +24,9 @@ export function readServerLog(file) {
   };
 }
 
-/** The report's records (jsonLines), each reduced to what a line says. */
+/** The report's records (jsonLines; the last of each thread, as `report` shows them), each reduced to what a line says. */
 export function readReport(file) {
-  return jsonLines(file).map((r) => ({
+  return standingRecords(jsonLines(file)).map((r) => ({
     pid: r.pid,
     ppid: r.ppid,
     thread: r.thread,

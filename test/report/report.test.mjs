@@ -15,6 +15,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCommand, show } from '../support/spawn-node.mjs';
+import { createRequire } from 'node:module';
+
+const { standingRecords } = createRequire(import.meta.url)('../../lib/report/index.cjs');
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'mcp-ordered-dispatch.cjs');
@@ -52,14 +55,14 @@ async function host(mode, launcher, cacheDir, extra = []) {
   return { ...result, out: r };
 }
 
-/** The report file the one stderr line of `run --report` names, and its records. */
+/** The report file the one stderr line of `run --report` names, and its records: all it holds (`written`), and the last of each thread. */
 function reportOf(r) {
   const lines = r.stderr.split('\n').filter((l) => l.startsWith('mcp-ordered-dispatch run: the report of this run goes to '));
   assert.equal(lines.length, 1, show(r));
   const file = /goes to (.+?); /.exec(lines[0])[1];
   const text = fs.readFileSync(file, 'utf8');
-  const records = text.trim().split('\n').map((line) => JSON.parse(line));
-  return { file, text, records };
+  const written = text.trim().split('\n').map((line) => JSON.parse(line));
+  return { file, text, written, records: standingRecords(written) };
 }
 
 function cacheDir(name) {
@@ -79,10 +82,12 @@ for (const [mode, lostByStock] of [['all-in-one', PROGRESS], ['last-with-respons
     const reported = await host(mode, ['--report'], cache);
     assert.deepEqual(reported.onerrors, []);
     assert.equal(reported.servers[0].received, PROGRESS);
-    const { file, records } = reportOf(reported.out);
+    const { file, records, written } = reportOf(reported.out);
     assert.ok(file.startsWith(path.join(cache, 'reports') + path.sep), `in the cache directory: ${file}`);
-    // One record: the host's (the raw server has no SDK, /bin/sh no Node).
+    // One thread's records: the host's (the raw server has no SDK, /bin/sh no Node); the first written at its first patch, the last at exit.
     assert.equal(records.length, 1, JSON.stringify(records));
+    assert.ok(written.length >= 2 && written.every((r) => r.pid === records[0].pid), JSON.stringify(written));
+    assert.ok(written[0].counts.messages < records[0].counts.messages, 'the record written at the first patch, before the last message');
     const [record] = records;
     assert.equal(record.program, HOST);
     assert.deepEqual(record.options, []);
@@ -122,9 +127,9 @@ test('report: the last run\'s summary, FILE, --json; none yet says how to make o
   // A secret after an option, another in one, a prompt, and an option name that would steer a terminal.
   const secrets = ['--api-key', 'SECRET-1', '--token=SECRET-2', 'a prompt SECRET-3', '--\x1b]0;title\x07\x1b[2J'];
   const reported = await host('last-with-response', ['--report'], cache, secrets);
-  const { file, text } = reportOf(reported.out);
+  const { file, text, records } = reportOf(reported.out);
   assert.doesNotMatch(text, /SECRET|prompt/, 'the program and option names only');
-  assert.deepEqual(JSON.parse(text).options, ['--api-key', '--token', secrets[4]]);
+  assert.deepEqual(records[0].options, ['--api-key', '--token', secrets[4]]);
   const last = await report([]);
   assert.equal(last.code, 0, show(last));
   assert.equal(last.stderr, '');

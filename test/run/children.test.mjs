@@ -31,6 +31,9 @@ import { runCommand, show } from '../support/spawn-node.mjs';
 import { RUNTIMES } from '../support/runtimes.mjs';
 import { resolvingHome } from '../support/bundles.mjs';
 import { installedNode, installedBun, HOST_BUNS } from '../../scripts/node-lines.mjs';
+import { createRequire } from 'node:module';
+
+const { standingRecords } = createRequire(import.meta.url)('../../lib/report/index.cjs');
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'mcp-ordered-dispatch.cjs');
@@ -106,7 +109,7 @@ test('a Node host that starts itself again (fork, spawn, process.execve on Node 
   const results = await Promise.all(cases.map(([mode, node]) => start([node, RELAUNCH_HOST, mode], { underRun: true, env: mode === 'worker' ? { MCP_ORDERED_DISPATCH_REPORT: report } : {} })));
   cases.forEach(([mode], i) => assertFixed(results[i], mode));
   // Each thread that patched an SDK class wrote its report line, named; the Worker's holds the MCP work.
-  const records = fs.readFileSync(report, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+  const records = standingRecords(fs.readFileSync(report, 'utf8').trim().split('\n').map((line) => JSON.parse(line)));
   assert.deepEqual(records.map((r) => r.thread.replace(/\d+/, 'N')).sort(), ['main', 'worker N'], JSON.stringify(records));
   assert.equal(records.find((r) => r.thread !== 'main').counts.progressDelivered, PROGRESS, JSON.stringify(records));
 });
