@@ -13,7 +13,7 @@ const path = require('node:path');
 const { readBunGraph } = require('../discover/bun-graph.cjs');
 const { compiledKindOf, blocksBunOptions } = require('../discover/compiled.cjs');
 const { bunWayInWords } = require('../rule/ways-in.cjs');
-const { resolveCommand } = require('../run/plan.cjs');
+const { resolveCommand } = require('../native/can-start.cjs');
 const { FIX } = require('../warnings/warnings.cjs');
 
 /** One executable read: { name (as given), file, kind, ..., modules, sdk: [{ ..., reached, why }], wayIn: { reached, words }, ok, message }. */

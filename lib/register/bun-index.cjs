@@ -25,15 +25,12 @@ const counts = { scanned: 0, patched: 0, indexed: 0, bytecode: 0 };
 // { file, identity, modules, changed }, null (no index here), or undefined (not opened yet).
 let index;
 
-/** The executable's identity: undefined where it cannot be read. */
-function identityOf(exe = process.execPath) {
-  try {
-    const st = fs.statSync(exe, { bigint: true });
-    const { PKG } = require('../native/platform.cjs');
-    return JSON.stringify([exe, st.size, st.mtimeNs, st.ctimeNs, st.ino, st.dev].map(String).concat(process.versions.bun, PKG.version));
-  } catch {
-    return undefined;
-  }
+/** The index's key: this executable's path and identity (lib/native/file-identity.cjs), Bun's and this package's versions; undefined where the file has no identity. */
+function indexKeyOf(exe = process.execPath) {
+  const identity = require('../native/file-identity.cjs').fileIdentity(exe);
+  if (identity === undefined) return undefined;
+  const { PKG } = require('../native/platform.cjs');
+  return JSON.stringify([exe, identity, process.versions.bun, PKG.version]);
 }
 
 /**
@@ -56,7 +53,7 @@ function openIndex() {
   index = null;
   const cache = require('../shape/cache.cjs');
   const dir = cache.usableCacheDir();
-  const identity = identityOf();
+  const identity = indexKeyOf();
   if (dir === undefined || identity === undefined) return;
   const file = path.join(dir, `bun-exe-${cache.sha256Hex(identity)}.json`);
   let modules = Object.create(null);

@@ -16,7 +16,7 @@ const { FIX } = require('../warnings/warnings.cjs');
 const marker = require('../rule/marker.cjs');
 const waysIn = require('../rule/ways-in.cjs');
 const { shimTarget } = require('./shims.cjs');
-const { canStart, shebangWordsOf } = require('../native/can-start.cjs');
+const { canStart, shebangWordsOf, resolveCommand } = require('../native/can-start.cjs');
 
 /** Deno's subcommands that run a module (and take --preload), and its flags that grant every permission. */
 const DENO_RUNNERS = new Set(['run', 'serve', 'test', 'bench']);
@@ -49,30 +49,6 @@ function registerEntry() {
   const file = path.resolve(root, esm);
   entries = { file, url: pathToFileURL(file).href, cjs: path.resolve(root, cjs), root };
   return entries;
-}
-
-/**
- * `command` as a shell would find it on `platform`: a path as given, else the
- * first file of that name on PATH that can start. On Windows with PATHEXT's
- * extensions, and the name as it is only when it has an extension of its own
- * (as cmd.exe and PowerShell do: npm's extensionless `sh` shim beside
- * `NAME.cmd` is not run). The native launcher's is `resolve` in
- * crates/launcher/src/resolve.rs; test/run/resolver-cases.json holds the
- * cases both are tested against.
- */
-function resolveCommand(command, env, cwd, platform = process.platform) {
-  const windows = platform === 'win32';
-  if (command.includes('/') || (windows && command.includes('\\'))) return path.resolve(cwd, command);
-  const pathext = (env.PATHEXT ?? '.EXE;.CMD;.BAT;.COM').split(';').filter((e) => e !== '').map((e) => e.toLowerCase());
-  const exts = !windows ? [''] : path.extname(command) === '' ? pathext : ['', ...pathext];
-  for (const dir of (env.PATH ?? env.Path ?? '').split(windows ? ';' : ':')) {
-    if (dir === '') continue;
-    for (const ext of exts) {
-      const file = path.resolve(cwd, dir, command + ext);
-      if (canStart(file, { platform })) return file;
-    }
-  }
-  return undefined;
 }
 
 /** Whether `file` is a Windows batch file (one that is not npm's shim, which plan() reads through), which only cmd.exe runs. */
@@ -200,4 +176,4 @@ function plan(command, args, { env = process.env, cwd = process.cwd() } = {}) {
   return { ...base, childEnv, notice: undefined, cwdUsed: chained !== undefined };
 }
 
-module.exports = { plan, registerEntry, resolveCommand, isBatchFile };
+module.exports = { plan, registerEntry, isBatchFile };

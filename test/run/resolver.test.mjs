@@ -1,4 +1,4 @@
-// run's resolver (lib/run/plan.cjs resolveCommand) against the cases the
+// run's resolver (lib/native/can-start.cjs resolveCommand) against the cases the
 // native launcher's is tested against too (crates/launcher/tests/resolver.rs):
 // test/run/resolver-cases.json, with the platform passed in, so the Windows
 // cases run on Linux too; and the batch-file test on each case's file.
@@ -10,7 +10,8 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const { resolveCommand, isBatchFile } = require('../../lib/run/plan.cjs');
+const { resolveCommand } = require('../../lib/native/can-start.cjs');
+const { isBatchFile } = require('../../lib/run/plan.cjs');
 const { cases } = require('./resolver-cases.json');
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-resolver-'));

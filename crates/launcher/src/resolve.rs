@@ -1,4 +1,4 @@
-//! Finding a command as a shell does, as `resolveCommand` in lib/run/plan.cjs
+//! Finding a command as a shell does, as `resolveCommand` in lib/native/can-start.cjs
 //! does (test/run/resolver-cases.json holds the cases both are tested against).
 
 use std::ffi::{OsStr, OsString};
