@@ -41,6 +41,7 @@ const BENCHES = [
   ['agent-sdk.mjs', quick ? ['--quick'] : []],
   ['plugin.mjs', quick ? ['--quick'] : []],
   ['launcher.mjs', quick ? ['--quick'] : []],
+  ['spawn.mjs', quick ? ['--quick'] : []],
 ];
 
 // Load at the time of the run: on a shared machine, read every row with it.
