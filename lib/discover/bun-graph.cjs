@@ -19,6 +19,7 @@ const fs = require('node:fs');
 const { executableAt, readAt } = require('./compiled.cjs');
 const { embeddedFormatOf } = require('./bun-pragma.cjs');
 const { mayDefineSdkClass } = require('../adapters/modules.cjs');
+const { textHoldsSdk } = require('./holds-sdk.cjs');
 const { SERVER_PARAMS } = require('../adapters/stdio.cjs');
 const { RECEIVER_GLOBAL } = require('../shape/globals.cjs');
 
@@ -121,7 +122,7 @@ function holdsSdkClasses(file) {
     eachSource(fd, modules, (module, contents) => {
       if (found || contents === undefined) return;
       const text = sourceText(module, contents);
-      found = mayDefineSdkClass(text) && (require('../shape/sdk-classes.cjs').sdkClassesIn(text) ?? []).length > 0;
+      found = textHoldsSdk(text);
     });
     return found;
   });

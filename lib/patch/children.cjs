@@ -6,7 +6,9 @@
 // reaches, which gets none of run's variables. When the thread has patched
 // its first SDK class and taken the variables out (fix-env.cjs tells
 // armChildren()), children that do MCP work get them back, the others the
-// user's own, and Workers get the fix. Nothing is read until a child starts;
+// user's own, and Workers get the fix: a Worker takes the variables out of
+// its own environment at start (its marker says a host started it), so what
+// it runs is decided by the same rule. Nothing is read until a child starts;
 // what a child's file is, is kept by path and identity. A start this does
 // not see (a spawn function captured before it was armed) gets the
 // environment it was given.
@@ -41,15 +43,15 @@ function keep(map, key, value) {
   map.set(key, value);
 }
 
-/** A real path -> { identity, compiled, holdsSdk }: what is known of that file, while its identity holds. */
+/** A real path -> { identity, compiled, holdsSdk, scriptHoldsSdk }: what is known of that file, while its identity holds. */
 const files = new Map();
 
 /** What is known of the file at the real path `file`, whose identity is `identity` (lib/native/file-identity.cjs). */
 function known(file, identity) {
-  if (identity === undefined) return { identity, compiled: undefined, holdsSdk: undefined }; // nothing kept for a file with no identity
+  if (identity === undefined) return { identity }; // nothing kept for a file with no identity
   let entry = files.get(file);
   if (entry === undefined || entry.identity !== identity) {
-    entry = { identity, compiled: undefined, holdsSdk: undefined };
+    entry = { identity };
     keep(files, file, entry);
   }
   return entry;
@@ -69,6 +71,14 @@ const facts = {
     if (entry.holdsSdk === undefined) entry.holdsSdk = require('../discover/bun-graph.cjs').holdsSdkClasses(file) === true;
     return entry.holdsSdk;
   },
+  // `file`: a script as a start named it, resolved against its cwd.
+  scriptHoldsSdk(file) {
+    const real = realOf(file);
+    if (real === undefined) return false;
+    const entry = known(real, identities.get(real));
+    if (entry.scriptHoldsSdk === undefined) entry.scriptHoldsSdk = require('../discover/holds-sdk.cjs').scriptHoldsSdk(real);
+    return entry.scriptHoldsSdk;
+  },
 };
 
 function realOr(file) {
@@ -87,18 +97,23 @@ function isSea() {
   }
 }
 
-/** This process: its executable, and its main script's paths (none in a compiled executable). */
+/**
+ * This process: its executable, whether it is a compiled one, and its main
+ * script's paths (none in a compiled executable, nor where there is no main
+ * script: code given by -e or -p, a script on stdin, a REPL).
+ */
 function selfOf() {
   if (self !== undefined) return self;
   const scripts = new Set();
   const main = process.argv[1];
-  const compiled = typeof main !== 'string' || /^(\/\$bunfs\/|[A-Z]:[\\/]~BUN[\\/])/.test(main) || isSea();
-  if (!compiled) {
+  const compiled = (typeof main === 'string' && /^(\/\$bunfs\/|[A-Z]:[\\/]~BUN[\\/])/.test(main)) || isSea();
+  const noMain = typeof process._eval === 'string' || typeof main !== 'string' || main === '-';
+  if (!compiled && !noMain) {
     const resolved = path.resolve(main);
     scripts.add(resolved);
     scripts.add(realOr(resolved));
   }
-  self = { file: realOr(process.execPath), scripts, spacedPath: /\s/.test(registerMjs() ?? '') };
+  self = { file: realOr(process.execPath), compiled, scripts, spacedPath: /\s/.test(registerMjs() ?? '') };
   return self;
 }
 
@@ -289,7 +304,7 @@ function workerWithFix(Worker, { share } = {}) {
       let given = options;
       try {
         if (options?.env !== share || share === undefined) {
-          given = { ...options, env: marker.envWithMarked(options?.env ?? process.env, vars) };
+          given = { ...options, env: marker.envForThread(options?.env ?? process.env, vars) };
           const preload = BUN ? registerMjs() : undefined;
           if (preload !== undefined) given.preload = [...[options?.preload ?? []].flat(), preload];
         }
@@ -332,6 +347,8 @@ function armAtStart() {
   if (vars !== undefined) return;
   vars = marker.markerOf(process.env);
   if (vars === undefined) return;
+  // A thread a host started (a Worker): the host's, whether or not it loads the SDK.
+  if (marker.threadOfHost(process.env)) fixEnv.takeOutOnce();
   armSpawns();
   fixEnv.whenTakenOut(armChildren);
 }

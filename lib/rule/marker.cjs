@@ -185,4 +185,24 @@ function envWithMarked(env, vars) {
   return envWithFix(env, names, values, { inspectPreload: values.BUN_INSPECT_PRELOAD });
 }
 
-module.exports = { MARKER, CARRIERS, carrierValues, entriesOf, holdsRegister, markerOf, envWithFix, takeFixOut, envWithMarked };
+/**
+ * `env` (a new object) with the carriers of `vars` put back, for a thread a
+ * host starts (a Worker): its marker says so, and the thread takes them out
+ * of its own environment at start (threadOfHost()), whatever it loads.
+ */
+function envForThread(env, vars) {
+  const out = envWithMarked(env, vars);
+  out[MARKER] = JSON.stringify({ ...JSON.parse(out[MARKER]), thread: true });
+  return out;
+}
+
+/** Whether `env` is that of a thread a host started with envForThread(). */
+function threadOfHost(env) {
+  try {
+    return markerOf(env) !== undefined && JSON.parse(env[MARKER]).thread === true;
+  } catch {
+    return false;
+  }
+}
+
+module.exports = { MARKER, CARRIERS, carrierValues, entriesOf, holdsRegister, markerOf, envWithFix, takeFixOut, envWithMarked, envForThread, threadOfHost };
