@@ -8,7 +8,10 @@
 // armChildren()), children that do MCP work get them back, the others the
 // user's own, and Workers get the fix: a Worker takes the variables out of
 // its own environment at start (its marker says a host started it), so what
-// it runs is decided by the same rule. Nothing is read until a child starts;
+// it runs is decided by the same rule. At a thread's first start, a process
+// whose main script holds an SDK (lib/discover/program.cjs: it imports one,
+// lazily too) takes them out as if it had patched one: it is a host before
+// it loads the SDK. Nothing is read until a child starts;
 // what a child's file is, is kept by path and identity. A start this does
 // not see (a spawn function captured before it was armed) gets the
 // environment it was given.
@@ -33,6 +36,8 @@ let vars;
 // Whether this thread has patched an SDK class and taken run's variables out.
 let fixed = false;
 let spawnsArmed = false;
+// Whether this thread has asked what its main script is (at its first start, until it is fixed).
+let askedMain = false;
 let self;
 // The most files, paths and lookups kept (a host that starts ever new files forgets the oldest).
 const KEPT = 512;
@@ -76,7 +81,7 @@ const facts = {
     const real = realOf(file);
     if (real === undefined) return false;
     const entry = known(real, identities.get(real));
-    if (entry.scriptHoldsSdk === undefined) entry.scriptHoldsSdk = require('../discover/holds-sdk.cjs').scriptHoldsSdk(real);
+    if (entry.scriptHoldsSdk === undefined) entry.scriptHoldsSdk = require('../discover/program.cjs').programHoldsSdk(real);
     return entry.scriptHoldsSdk;
   },
 };
@@ -172,6 +177,17 @@ function fileOf(command, env, cwd) {
   return realOf(file);
 }
 
+/** Whether this process's main script holds an SDK (lib/discover/program.cjs): it is a host from its start. */
+function mainHoldsSdk() {
+  try {
+    const { compiled, scripts } = selfOf();
+    const main = [...scripts].pop(); // its real path
+    return !compiled && main !== undefined && require('../discover/program.cjs').programHoldsSdk(main);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * register's ES module entry, from what run set (never from this file's own
  * place, which a bundle of the plugin's runtime would hold as the build
@@ -199,6 +215,11 @@ function marksFor(carriers) {
 function envFor(command, args, env, cwd) {
   if (fixEnv.startingServer() || vars === undefined) return undefined;
   try {
+    if (!fixed && !askedMain) {
+      // At this thread's first start: a program that holds an SDK is a host before it loads it (lazily, or not yet).
+      askedMain = true;
+      if (mainHoldsSdk()) fixEnv.takeOutOnce();
+    }
     const file = command === undefined ? undefined : fileOf(command, env, cwd ?? process.cwd());
     const decision = childFix({ file, args, cwd: cwd ?? process.cwd(), byTransport: fixEnv.startingTransport() }, selfOf(), fixed, facts);
     if (decision.fix === 'put-back') {
@@ -347,7 +368,7 @@ function armAtStart() {
   if (vars !== undefined) return;
   vars = marker.markerOf(process.env);
   if (vars === undefined) return;
-  // A thread a host started (a Worker): the host's, whether or not it loads the SDK.
+  // A thread a host started (a Worker) is the host's, whether or not it loads the SDK.
   if (marker.threadOfHost(process.env)) fixEnv.takeOutOnce();
   armSpawns();
   fixEnv.whenTakenOut(armChildren);

@@ -13,7 +13,9 @@
 //     and a copy; Bun's two): the Worker and its shell command, its `node
 //     --test` and an older Node it starts get none of run's variables;
 //   - a host with no main script (`node -e`) relaunches nothing: its Node
-//     child gets none of them.
+//     child gets none of them;
+//   - a host that loads the SDK lazily is a host from its start: the
+//     command it runs before its import gets none of them.
 // Stock, the first two lose every notification; each fails on c77583f.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -23,7 +25,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCommand, show } from '../support/spawn-node.mjs';
 import { RUNTIMES } from '../support/runtimes.mjs';
-import { ESM_BANNER } from '../support/bundles.mjs';
+import { ESM_BANNER, resolvingHome } from '../support/bundles.mjs';
 import { installedNode } from '../../scripts/node-lines.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -129,4 +131,15 @@ const child = spawnSync(process.execPath, ['-p', "['NODE_OPTIONS', 'MCP_ORDERED_
 process.stdout.write(JSON.stringify({ child: child.stdout }) + '\\n');`;
   const [result] = await lines([process.execPath, '--input-type=module', '-e', host], { underRun: true, env: {} });
   assert.deepEqual(result, { child: '|\n' });
+});
+
+test('a host that loads the SDK lazily (a literal import()) is a host from its start: the command it runs before the import gets none of run\'s variables', { skip: NOT_LINUX, timeout: 60_000 }, async () => {
+  const host = path.join(resolvingHome(dir, 'lazy'), 'lazy-host.mjs');
+  fs.writeFileSync(host, `import { execSync } from 'node:child_process';
+const before = execSync(${JSON.stringify(CARRIERS_SHELL)}, { encoding: 'utf8' });
+const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+process.stdout.write(JSON.stringify({ before, loaded: typeof Client }) + '\\n');
+`);
+  const [result] = await lines([process.execPath, host], { underRun: true, env: {} });
+  assert.deepEqual(result, { before: NONE, loaded: 'function' });
 });

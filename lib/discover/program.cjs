@@ -1,0 +1,206 @@
+'use strict';
+// What a program is, from its files (nothing is run): whether it holds an
+// SDK. It does when its file defines SDK classes (./holds-sdk.cjs: a bundle),
+// or when what it imports by a literal specifier (`import … from`, `export
+// … from`, `import '…'`, `import('…')`, `require('…')`) reaches one:
+//   - its own files (a relative specifier, TypeScript's too), each read once;
+//   - a package it names: an SDK package (@modelcontextprotocol/…), one whose
+//     package.json lists an SDK package among its dependencies (an MCP
+//     library), or one whose entry file defines SDK classes (a copy bundled
+//     in: the Claude Agent SDK). A package's other files are not read.
+// A computed specifier is not seen. The answer is kept in the owner-checked
+// cache folder (lib/shape/cache.cjs) under the program's path with the
+// identity (lib/native/file-identity.cjs) of every file it read: a later
+// process pays one stat per such file.
+
+const fs = require('node:fs');
+const path = require('node:path');
+
+/** Bounds of one walk: files read, and their bytes. A program past them is taken as holding none. */
+const MAX_FILES = 256;
+const MAX_BYTES = 256 * 1024 * 1024;
+/** The cache entry's format. */
+const VERSION = 1;
+/** A literal specifier after `from`, `import`, `import(` or `require(`. */
+const SPECIFIER = /(?:\bfrom|\bimport\s*\(?|\brequire\s*\()\s*(['"])([^'"\n\\]{1,512})\1/g;
+/** The extensions a relative specifier may leave out, and TypeScript's for a `.js` one. */
+const EXTENSIONS = ['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts', '.tsx', '.jsx'];
+const TS_TWIN = { '.js': ['.ts', '.tsx'], '.mjs': ['.mts'], '.cjs': ['.cts'], '.jsx': ['.tsx'] };
+
+function isFile(file) {
+  try {
+    return fs.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+  } catch {
+    return false;
+  }
+}
+
+/** The file a relative specifier names from `dir`, or undefined. */
+function relativeFile(dir, specifier) {
+  const base = path.resolve(dir, specifier);
+  const ext = path.extname(base);
+  const candidates = [base, ...(TS_TWIN[ext] ?? []).map((twin) => base.slice(0, -ext.length) + twin), ...EXTENSIONS.map((e) => base + e), ...EXTENSIONS.map((e) => path.join(base, `index${e}`))];
+  return candidates.find(isFile);
+}
+
+function readJson(file) {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The package directory `name` resolves to from `dir` (node_modules, upward), or undefined. */
+function packageDir(dir, name) {
+  for (let at = dir; ; at = path.dirname(at)) {
+    const candidate = path.join(at, 'node_modules', name);
+    if (isFile(path.join(candidate, 'package.json'))) return candidate;
+    if (path.dirname(at) === at) return undefined;
+  }
+}
+
+/** The target of an `exports` value for an import or a require, under Node's conditions. */
+function exportTarget(value) {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.map(exportTarget).find((t) => t !== undefined);
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const condition of ['node', 'import', 'require', 'default']) {
+    const target = value[condition] === undefined ? undefined : exportTarget(value[condition]);
+    if (target !== undefined) return target;
+  }
+  return undefined;
+}
+
+/** The entry file of the package at `dir` for `subpath` ('.' or './x'), as best it can be read without running it. */
+function entryOf(dir, json, subpath) {
+  let target;
+  const { exports } = json;
+  if (exports !== undefined && exports !== null) {
+    const map = typeof exports === 'object' && !Array.isArray(exports) && Object.keys(exports).some((k) => k.startsWith('.')) ? exports : { '.': exports };
+    target = exportTarget(map[subpath]);
+  } else {
+    target = subpath === '.' ? json.module ?? json.main ?? 'index.js' : subpath;
+  }
+  return typeof target === 'string' ? relativeFile(dir, target) : undefined;
+}
+
+/** Whether `json` (a package.json) lists an SDK package (of `SDK_SCOPE`) among its dependencies. */
+function dependsOnSdk(json, SDK_SCOPE) {
+  for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies']) {
+    const deps = json?.[field];
+    if (deps !== null && typeof deps === 'object' && Object.keys(deps).some((name) => name.startsWith(SDK_SCOPE))) return true;
+  }
+  return false;
+}
+
+/**
+ * Walk the program whose main file is `file` (a real path): { holds, read
+ * (the files read: [[path, identity]]) }.
+ */
+function walk(file) {
+  const { SDK_SCOPE } = require('../adapters/modules.cjs');
+  const { textHoldsSdk } = require('./holds-sdk.cjs');
+  const { fileIdentity, identityOfStat } = require('../native/file-identity.cjs');
+  const { isBuiltin } = require('node:module');
+  const read = [];
+  const seen = new Set();
+  const packages = new Map();
+  const queue = [file];
+  let bytes = 0;
+  const readText = (at) => {
+    const stat = fs.statSync(at, { bigint: true });
+    if (read.length >= MAX_FILES || bytes + Number(stat.size) > MAX_BYTES) return undefined;
+    bytes += Number(stat.size);
+    read.push([at, identityOfStat(stat) ?? null]);
+    return fs.readFileSync(at);
+  };
+  const packageHolds = (from, specifier) => {
+    const name = specifier.startsWith('@') ? specifier.split('/', 2).join('/') : specifier.split('/', 1)[0];
+    if (name.startsWith(SDK_SCOPE)) return true;
+    const dir = packageDir(path.dirname(from), name);
+    if (dir === undefined) return false;
+    const key = `${dir}\0${specifier}`;
+    if (packages.has(key)) return packages.get(key);
+    let holds = false;
+    const manifest = path.join(dir, 'package.json');
+    if (read.length >= MAX_FILES) return false;
+    read.push([manifest, fileIdentity(manifest) ?? null]);
+    const json = readJson(manifest);
+    if (dependsOnSdk(json, SDK_SCOPE)) holds = true;
+    else if (json !== undefined) {
+      const entry = entryOf(dir, json, specifier === name ? '.' : `.${specifier.slice(name.length)}`);
+      const text = entry === undefined ? undefined : readText(entry);
+      holds = text !== undefined && textHoldsSdk(text);
+    }
+    packages.set(key, holds);
+    return holds;
+  };
+  while (queue.length > 0) {
+    const at = queue.shift();
+    if (seen.has(at)) continue;
+    seen.add(at);
+    const text = readText(at);
+    if (text === undefined) return { holds: false, read }; // past the bounds: taken as holding none
+    if (textHoldsSdk(text)) return { holds: true, read };
+    for (const match of text.toString('utf8').matchAll(SPECIFIER)) {
+      const specifier = match[2];
+      if (specifier.startsWith('.') || path.isAbsolute(specifier)) {
+        const next = relativeFile(path.dirname(at), specifier);
+        if (next !== undefined && !seen.has(next)) queue.push(next);
+      } else if (!specifier.startsWith('node:') && !isBuiltin(specifier) && !/^[a-z][a-z0-9+.-]*:/i.test(specifier) && packageHolds(at, specifier)) {
+        return { holds: true, read };
+      }
+    }
+  }
+  return { holds: false, read };
+}
+
+/** A name for the path `file`: FNV-1a, 2 × 32 bits (the entry names its path; no hash library loads at start for it). */
+function nameOf(file) {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let i = 0; i < file.length; i++) {
+    const c = file.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193) >>> 0;
+    b = Math.imul(b ^ c, 0x811c9dc5 | 1) >>> 0;
+  }
+  return `${a.toString(16).padStart(8, '0')}${b.toString(16).padStart(8, '0')}`;
+}
+
+/** The cache file for the program at `file`, or undefined where there is no safe cache folder. */
+function cacheFileOf(file) {
+  const dir = require('../shape/cache.cjs').usableCacheDir();
+  return dir === undefined ? undefined : path.join(dir, `program-${nameOf(file)}.json`);
+}
+
+/** The answer kept for `file`, while every file it read still has the identity it had; else undefined. */
+function cached(cacheFile, file) {
+  const { fileIdentity } = require('../native/file-identity.cjs');
+  const entry = readJson(cacheFile);
+  if (entry?.v !== VERSION || entry.file !== file || typeof entry.holds !== 'boolean' || !Array.isArray(entry.read)) return undefined;
+  for (const [at, identity] of entry.read) if (identity === null || fileIdentity(at) !== identity) return undefined;
+  return entry.holds;
+}
+
+/** Whether the program whose main file is `file` (a real path) holds an SDK; false where it cannot be read. */
+function programHoldsSdk(file) {
+  try {
+    const cacheFile = cacheFileOf(file);
+    const kept = cacheFile === undefined ? undefined : cached(cacheFile, file);
+    if (kept !== undefined) return kept;
+    const { holds, read } = walk(file);
+    if (cacheFile !== undefined && read.every(([, identity]) => identity !== null)) {
+      try {
+        require('../shape/cache.cjs').replaceFile(cacheFile, JSON.stringify({ v: VERSION, file, holds, read }));
+      } catch {
+        // A cache folder that takes no file: walked again next time.
+      }
+    }
+    return holds;
+  } catch {
+    return false;
+  }
+}
+
+module.exports = { programHoldsSdk };
