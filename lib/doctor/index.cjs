@@ -13,6 +13,7 @@ const { findCompiledExecutables } = require('../discover/executables.cjs');
 const { moduleTypeOf } = require('../discover/package-of.cjs');
 const { LOAD_FAILED } = require('../native/load-error.cjs');
 const { doctorExecutables, sdkModulesOf } = require('./executables.cjs');
+const { hostsOf, hostLine } = require('./hosts.cjs');
 const { FIX } = require('../warnings/warnings.cjs');
 
 const PROBE = path.join(__dirname, 'probe.cjs');
@@ -266,7 +267,8 @@ async function doctor({ cwd = process.cwd(), pairs = 2, progress = 3, concurrenc
   const copies = findSdkCopies([base]);
   const bundled = findBundledCopies(base);
   const compiled = findCompiledExecutables(base);
-  if (copies.length === 0 && bundled.copies.length === 0 && compiled.executables.length === 0) {
+  const hosts = hostsOf(base);
+  if (copies.length === 0 && bundled.copies.length === 0 && compiled.executables.length === 0 && hosts.length === 0) {
     return {
       exitCode: 1,
       addon,
@@ -303,6 +305,8 @@ async function doctor({ cwd = process.cwd(), pairs = 2, progress = 3, concurrenc
   for (const r of rows) {
     if (r.why) lines.push(`- ${r.name}@${r.version} (${r.build.toUpperCase()}${r.where === 'top-level' ? '' : `, ${r.where}`}): ${r.verdict}: ${r.why}`);
   }
+  for (const h of hosts) lines.push(hostLine(h));
+  const unreachedHosts = hosts.filter((h) => h.file !== undefined && !h.reached);
   const count = (where) => rows.filter((r) => r.where === where).length;
   lines.push(`Found ${rows.length} SDK build(s): ${count('top-level')} top-level, ${count('nested')} nested, ${count('bundled')} bundled` + (count('compiled') > 0 ? `, ${count('compiled')} in compiled executables.` : '.'));
   if (bundled.truncated) lines.push('The search for bundled copies stopped at its file limit: there may be more.');
@@ -317,7 +321,8 @@ async function doctor({ cwd = process.cwd(), pairs = 2, progress = 3, concurrenc
   // "All fixed" only when every copy found was checked: a copy whose
   // reproduction did not run (bundled, or failed) is never counted as fixed.
   let summary;
-  if (!addon.loaded) summary = `The native addon did not load, so mcp-ordered-dispatch cannot fix any of the ${rows.length} SDK build(s) found.`;
+  if (rows.length === 0) summary = `No MCP SDK copy in this project itself; ${hosts.length - unreachedHosts.length} of the ${hosts.length} host(s) its SDKs start are reached by \`mcp-ordered-dispatch run\` (above).`;
+  else if (!addon.loaded) summary = `The native addon did not load, so mcp-ordered-dispatch cannot fix any of the ${rows.length} SDK build(s) found.`;
   else if (bad.length === 0 && unchecked.length === 0 && !copies.truncated && !bundled.truncated && !compiled.truncated) summary = `All ${rows.length} SDK build(s) found are fixed by mcp-ordered-dispatch (or fixed upstream, or not affected).`;
   else {
     const parts = [];
@@ -331,8 +336,10 @@ async function doctor({ cwd = process.cwd(), pairs = 2, progress = 3, concurrenc
     if (parts.length === 0) parts.push(`The ${rows.length} SDK build(s) found are fixed, but the search stopped at a limit (above). This is not an all-clear.`);
     summary = parts.join(' ');
   }
+  if (rows.length > 0 && unreachedHosts.length > 0) summary += ` ${unreachedHosts.length} of the ${hosts.length} host(s) its SDKs start are not reached (above).`;
   const incomplete = copies.truncated || bundled.truncated || compiled.truncated;
-  return { exitCode: bad.length === 0 && unchecked.length === 0 && !incomplete ? 0 : 1, addon, rows, message: [...lines, summary].join('\n') };
+  const exitCode = bad.length === 0 && unchecked.length === 0 && !incomplete && unreachedHosts.length === 0 && (rows.length > 0 || hosts.every((h) => h.reached)) ? 0 : 1;
+  return { exitCode, addon, rows, hosts, message: [...lines, summary].join('\n') };
 }
 
 function report(result, { cwd }) {
