@@ -122,6 +122,10 @@ function selfOf() {
   return self;
 }
 
+// Loaded at the first start that needs them, then kept: a require() per start costs the module hooks' resolution each time.
+let identityOfStat;
+let debugLog;
+
 // A path as a start named it -> { identity, real }: its real path, while the identity of what it names holds.
 const reals = new Map();
 // PATH, working directory and command -> the path the one resolver found; a miss is never kept.
@@ -139,7 +143,8 @@ function realOf(file) {
     return undefined;
   }
   if (stat === undefined || !stat.isFile()) return undefined;
-  const identity = require('../native/file-identity.cjs').identityOfStat(stat);
+  identityOfStat ??= require('../native/file-identity.cjs').identityOfStat;
+  const identity = identityOfStat(stat);
   if (identity === undefined) {
     // A file system that keeps no inode or ctime: the file is looked at anew at each start.
     const real = realOr(file);
@@ -210,9 +215,11 @@ function marksFor(carriers) {
 
 /**
  * The environment a child started as `command args` gets: a new object, or
- * undefined to leave `env` as given. Any failure leaves it as given.
+ * undefined to leave `env` as given. `env` may hold only what the rule
+ * reads (PATH, PATHEXT, the marker), with `whole()` the environment to
+ * change. Any failure leaves it as given.
  */
-function envFor(command, args, env, cwd) {
+function envFor(command, args, env, cwd, whole = () => env) {
   if (fixEnv.startingServer() || vars === undefined) return undefined;
   try {
     if (!fixed && !askedMain) {
@@ -224,13 +231,13 @@ function envFor(command, args, env, cwd) {
     const decision = childFix({ file, args, cwd: cwd ?? process.cwd(), byTransport: fixEnv.startingTransport() }, selfOf(), fixed, facts);
     if (decision.fix === 'put-back') {
       debug('%s (%s): the fix put back for it', command, decision.reason);
-      return marker.envWithMarked(env, marksFor(decision.carriers));
+      return marker.envWithMarked(whole(), marksFor(decision.carriers));
     }
     if (decision.fix === 'take-out') debug('%s (%s): none of run\'s variables for it', command, decision.reason);
     else if (!fixed) return undefined; // a wrapper passes the environment on
     // In a fixed thread, an environment copied before ours was taken out (Bun 1.3's Worker gives its children one): the user's own.
     if (env[marker.MARKER] === undefined) return undefined;
-    const own = { ...env };
+    const own = { ...whole() };
     marker.takeFixOut(own);
     return own;
   } catch {
@@ -239,7 +246,20 @@ function envFor(command, args, env, cwd) {
 }
 
 function debug(...args) {
-  require('../warnings/warnings.cjs').debugLog()?.(...args);
+  debugLog ??= require('../warnings/warnings.cjs').debugLog;
+  debugLog()?.(...args);
+}
+
+/** What the rule reads of spawn's `envPairs` (K=V strings): PATH, PATHEXT and the marker. */
+function readOfPairs(pairs) {
+  const env = {};
+  for (const pair of pairs) {
+    if (pair.startsWith('PATH') || pair.startsWith('Path=') || pair.startsWith(marker.MARKER)) {
+      const at = pair.indexOf('=', 1);
+      if (at > 0) env[pair.slice(0, at)] = pair.slice(at + 1);
+    }
+  }
+  return env;
 }
 
 /** An env object of spawn's `envPairs` (K=V strings). */
@@ -259,7 +279,8 @@ function wrapNodeChildProcess() {
   cp.ChildProcess.prototype.spawn = likeOriginal(spawn, function ([options, ...rest]) {
     if (options !== null && typeof options === 'object' && Array.isArray(options.envPairs)) {
       // Through a shell: not looked at (what it runs is the shell's to find), only given no stale copy of ours.
-      const env = envFor(options.shell ? undefined : options.file, (options.args ?? []).slice(1), envOfPairs(options.envPairs), options.cwd);
+      const pairs = options.envPairs;
+      const env = envFor(options.shell ? undefined : options.file, (options.args ?? []).slice(1), readOfPairs(pairs), options.cwd, () => envOfPairs(pairs));
       if (env !== undefined) options.envPairs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
     }
     return spawn.call(this, options, ...rest);
