@@ -12,7 +12,7 @@
 // whose main script holds an SDK (lib/discover/program.cjs: it imports one,
 // lazily too) takes them out as if it had patched one: it is a host before
 // it loads the SDK. Nothing is read until a child starts;
-// what a child's file is, is kept by path and identity. A start this does
+// what a child's file is, is kept by path and identity (./child-files.cjs). A start this does
 // not see (a spawn function captured before it was armed) gets the
 // environment it was given.
 //
@@ -22,12 +22,12 @@
 // Worker and worker_threads' Worker, each given register as a preload (Bun
 // runs no BUN_OPTIONS preload in a Worker).
 
-const fs = require('node:fs');
 const path = require('node:path');
 const marker = require('../rule/marker.cjs');
 const { childFix } = require('../rule/children.cjs');
 const fixEnv = require('./fix-env.cjs');
 const { likeOriginal, optionsIndex, withDecidedEnv, cwdOf } = require('./call-forms.cjs');
+const { facts, fileOf, realOr } = require('./child-files.cjs');
 
 const BUN = typeof globalThis.Bun === 'object' && globalThis.Bun !== null;
 
@@ -39,60 +39,6 @@ let spawnsArmed = false;
 // Whether this thread has asked what its main script is (at its first start, until it is fixed).
 let askedMain = false;
 let self;
-// The most files, paths and lookups kept (a host that starts ever new files forgets the oldest).
-const KEPT = 512;
-
-/** `map` with `key` set to `value`, its oldest entry forgotten where it holds KEPT. */
-function keep(map, key, value) {
-  if (!map.has(key) && map.size >= KEPT) map.delete(map.keys().next().value);
-  map.set(key, value);
-}
-
-/** A real path -> { identity, compiled, holdsSdk, scriptHoldsSdk }: what is known of that file, while its identity holds. */
-const files = new Map();
-
-/** What is known of the file at the real path `file`, whose identity is `identity` (lib/native/file-identity.cjs). */
-function known(file, identity) {
-  if (identity === undefined) return { identity }; // nothing kept for a file with no identity
-  let entry = files.get(file);
-  if (entry === undefined || entry.identity !== identity) {
-    entry = { identity };
-    keep(files, file, entry);
-  }
-  return entry;
-}
-
-// The identity of each real path handed to the rule (fileOf()), for its facts: the stat fileOf() made.
-const identities = new Map();
-
-const facts = {
-  compiled(file) {
-    const entry = known(file, identities.get(file));
-    if (entry.compiled === undefined) entry.compiled = require('../discover/compiled.cjs').compiledKindOf(file) ?? null;
-    return entry.compiled ?? undefined;
-  },
-  holdsSdk(file) {
-    const entry = known(file, identities.get(file));
-    if (entry.holdsSdk === undefined) entry.holdsSdk = require('../discover/bun-graph.cjs').holdsSdkClasses(file) === true;
-    return entry.holdsSdk;
-  },
-  // `file`: a script as a start named it, resolved against its cwd.
-  scriptHoldsSdk(file) {
-    const real = realOf(file);
-    if (real === undefined) return false;
-    const entry = known(real, identities.get(real));
-    if (entry.scriptHoldsSdk === undefined) entry.scriptHoldsSdk = require('../discover/program.cjs').programHoldsSdk(real);
-    return entry.scriptHoldsSdk;
-  },
-};
-
-function realOr(file) {
-  try {
-    return fs.realpathSync(file);
-  } catch {
-    return file;
-  }
-}
 
 function isSea() {
   try {
@@ -122,65 +68,8 @@ function selfOf() {
   return self;
 }
 
-// Loaded at the first start that needs them, then kept: a require() per start costs the module hooks' resolution each time.
-let identityOfStat;
+// Loaded at the first debug line, then kept (a require() per start costs the module hooks' resolution).
 let debugLog;
-
-// A path as a start named it -> { identity, real }: its real path, while the identity of what it names holds.
-const reals = new Map();
-// PATH, working directory and command -> the path the one resolver found; a miss is never kept.
-const lookups = new Map();
-/**
- * The real path of the file at `file` (absolute), and what the rule is to
- * know it by: one stat where the path was seen before and still names the
- * same file; undefined where there is no such file.
- */
-function realOf(file) {
-  let stat;
-  try {
-    stat = fs.statSync(file, { bigint: true, throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
-  if (stat === undefined || !stat.isFile()) return undefined;
-  identityOfStat ??= require('../native/file-identity.cjs').identityOfStat;
-  const identity = identityOfStat(stat);
-  if (identity === undefined) {
-    // A file system that keeps no inode or ctime: the file is looked at anew at each start.
-    const real = realOr(file);
-    identities.delete(real);
-    return real;
-  }
-  let seen = reals.get(file);
-  if (seen === undefined || seen.identity !== identity) {
-    seen = { identity, real: realOr(file) };
-    keep(reals, file, seen);
-  }
-  if (identities.get(seen.real) !== identity) keep(identities, seen.real, identity);
-  return seen.real;
-}
-
-/**
- * The executable `command` names from `cwd` with `env`'s PATH (and PATHEXT),
- * found by the one resolver (lib/native/can-start.cjs), as a real path;
- * undefined when not found. A name found once is kept per PATH value and
- * checked by realOf()'s one stat.
- */
-function fileOf(command, env, cwd) {
-  if (typeof command !== 'string' || command === '') return undefined;
-  if (command.includes('/') || (process.platform === 'win32' && command.includes('\\'))) return realOf(path.resolve(cwd, command));
-  const key = `${env?.PATH ?? env?.Path ?? ''}\0${env?.PATHEXT ?? ''}\0${cwd}\0${command}`;
-  const found = lookups.get(key);
-  if (found !== undefined) {
-    const real = realOf(found);
-    if (real !== undefined) return real;
-    lookups.delete(key);
-  }
-  const file = require('../native/can-start.cjs').resolveCommand(command, env ?? {}, cwd);
-  if (file === undefined) return undefined;
-  keep(lookups, key, file);
-  return realOf(file);
-}
 
 /** Whether this process's main script holds an SDK (lib/discover/program.cjs): it is a host from its start. */
 function mainHoldsSdk() {

@@ -1,0 +1,126 @@
+'use strict';
+// What the per-child rule knows of a child's file (lib/patch/children.cjs):
+// its real path, found by the one resolver (lib/native/can-start.cjs) for a
+// name on PATH, and its facts (lib/rule/children.cjs's `facts`: whether it
+// is a compiled executable, holds an SDK, or is a script that holds one),
+// kept by path and identity (lib/native/file-identity.cjs): a start of a
+// file seen before costs one stat.
+
+const fs = require('node:fs');
+const path = require('node:path');
+
+// The most files, paths and lookups kept (a host that starts ever new files forgets the oldest).
+const KEPT = 512;
+
+/** `map` with `key` set to `value`, its oldest entry forgotten where it holds KEPT. */
+function keep(map, key, value) {
+  if (!map.has(key) && map.size >= KEPT) map.delete(map.keys().next().value);
+  map.set(key, value);
+}
+
+/** A real path -> { identity, compiled, holdsSdk, scriptHoldsSdk }: what is known of that file, while its identity holds. */
+const files = new Map();
+
+/** What is known of the file at the real path `file`, whose identity is `identity` (lib/native/file-identity.cjs). */
+function known(file, identity) {
+  if (identity === undefined) return { identity }; // nothing kept for a file with no identity
+  let entry = files.get(file);
+  if (entry === undefined || entry.identity !== identity) {
+    entry = { identity };
+    keep(files, file, entry);
+  }
+  return entry;
+}
+
+// The identity of each real path handed to the rule (fileOf()), for its facts: the stat fileOf() made.
+const identities = new Map();
+
+const facts = {
+  compiled(file) {
+    const entry = known(file, identities.get(file));
+    if (entry.compiled === undefined) entry.compiled = require('../discover/compiled.cjs').compiledKindOf(file) ?? null;
+    return entry.compiled ?? undefined;
+  },
+  holdsSdk(file) {
+    const entry = known(file, identities.get(file));
+    if (entry.holdsSdk === undefined) entry.holdsSdk = require('../discover/bun-graph.cjs').holdsSdkClasses(file) === true;
+    return entry.holdsSdk;
+  },
+  // `file`: a script as a start named it, resolved against its cwd.
+  scriptHoldsSdk(file) {
+    const real = realOf(file);
+    if (real === undefined) return false;
+    const entry = known(real, identities.get(real));
+    if (entry.scriptHoldsSdk === undefined) entry.scriptHoldsSdk = require('../discover/program.cjs').programHoldsSdk(real);
+    return entry.scriptHoldsSdk;
+  },
+};
+
+function realOr(file) {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return file;
+  }
+}
+
+// Loaded at the first start that needs them, then kept: a require() per start costs the module hooks' resolution each time.
+let identityOfStat;
+
+// A path as a start named it -> { identity, real }: its real path, while the identity of what it names holds.
+const reals = new Map();
+// PATH, working directory and command -> the path the one resolver found; a miss is never kept.
+const lookups = new Map();
+/**
+ * The real path of the file at `file` (absolute), and what the rule is to
+ * know it by: one stat where the path was seen before and still names the
+ * same file; undefined where there is no such file.
+ */
+function realOf(file) {
+  let stat;
+  try {
+    stat = fs.statSync(file, { bigint: true, throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+  if (stat === undefined || !stat.isFile()) return undefined;
+  identityOfStat ??= require('../native/file-identity.cjs').identityOfStat;
+  const identity = identityOfStat(stat);
+  if (identity === undefined) {
+    // A file system that keeps no inode or ctime: the file is looked at anew at each start.
+    const real = realOr(file);
+    identities.delete(real);
+    return real;
+  }
+  let seen = reals.get(file);
+  if (seen === undefined || seen.identity !== identity) {
+    seen = { identity, real: realOr(file) };
+    keep(reals, file, seen);
+  }
+  if (identities.get(seen.real) !== identity) keep(identities, seen.real, identity);
+  return seen.real;
+}
+
+/**
+ * The executable `command` names from `cwd` with `env`'s PATH (and PATHEXT),
+ * found by the one resolver (lib/native/can-start.cjs), as a real path;
+ * undefined when not found. A name found once is kept per PATH value and
+ * checked by realOf()'s one stat.
+ */
+function fileOf(command, env, cwd) {
+  if (typeof command !== 'string' || command === '') return undefined;
+  if (command.includes('/') || (process.platform === 'win32' && command.includes('\\'))) return realOf(path.resolve(cwd, command));
+  const key = `${env?.PATH ?? env?.Path ?? ''}\0${env?.PATHEXT ?? ''}\0${cwd}\0${command}`;
+  const found = lookups.get(key);
+  if (found !== undefined) {
+    const real = realOf(found);
+    if (real !== undefined) return real;
+    lookups.delete(key);
+  }
+  const file = require('../native/can-start.cjs').resolveCommand(command, env ?? {}, cwd);
+  if (file === undefined) return undefined;
+  keep(lookups, key, file);
+  return realOf(file);
+}
+
+module.exports = { facts, fileOf, realOr };
