@@ -143,4 +143,13 @@ function moduleTypeOf(file) {
   return packageTypeOf(file);
 }
 
-module.exports = { readJson, packageOf, isSdkModuleFile, buildOf, sourceOfFile, packageTypeOf, moduleTypeOf };
+/** The folder of package `name` as Node resolves it from `dir` (node_modules, upward), or undefined. */
+function packageDirFrom(dir, name) {
+  for (let at = dir; ; at = path.dirname(at)) {
+    const candidate = path.join(at, 'node_modules', name);
+    if (fs.existsSync(path.join(candidate, 'package.json'))) return candidate;
+    if (path.dirname(at) === at) return undefined;
+  }
+}
+
+module.exports = { readJson, packageOf, packageDirFrom, isSdkModuleFile, buildOf, sourceOfFile, packageTypeOf, moduleTypeOf };

@@ -15,6 +15,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
+const { readJson, packageDirFrom } = require('./package-of.cjs');
 
 /** Bounds of one walk: files read, and their bytes. A program past them is taken as holding none. */
 const MAX_FILES = 256;
@@ -41,23 +42,6 @@ function relativeFile(dir, specifier) {
   const ext = path.extname(base);
   const candidates = [base, ...(TS_TWIN[ext] ?? []).map((twin) => base.slice(0, -ext.length) + twin), ...EXTENSIONS.map((e) => base + e), ...EXTENSIONS.map((e) => path.join(base, `index${e}`))];
   return candidates.find(isFile);
-}
-
-function readJson(file) {
-  try {
-    return JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch {
-    return undefined;
-  }
-}
-
-/** The package directory `name` resolves to from `dir` (node_modules, upward), or undefined. */
-function packageDir(dir, name) {
-  for (let at = dir; ; at = path.dirname(at)) {
-    const candidate = path.join(at, 'node_modules', name);
-    if (isFile(path.join(candidate, 'package.json'))) return candidate;
-    if (path.dirname(at) === at) return undefined;
-  }
 }
 
 /** The target of an `exports` value for an import or a require, under Node's conditions. */
@@ -118,7 +102,7 @@ function walk(file) {
   const packageHolds = (from, specifier) => {
     const name = specifier.startsWith('@') ? specifier.split('/', 2).join('/') : specifier.split('/', 1)[0];
     if (name.startsWith(SDK_SCOPE)) return true;
-    const dir = packageDir(path.dirname(from), name);
+    const dir = packageDirFrom(path.dirname(from), name);
     if (dir === undefined) return false;
     const key = `${dir}\0${specifier}`;
     if (packages.has(key)) return packages.get(key);

@@ -9,6 +9,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
+const { readJson, packageDirFrom } = require('../discover/package-of.cjs');
 
 /**
  * The host SDKs: { sdk (its package), host (in words), finds }. finds:
@@ -27,23 +28,6 @@ const HOST_SDKS = Object.freeze([
 /** The most files of a launcher's folder read for the executable it starts. */
 const MAX_BESIDE = 32;
 
-function readJson(file) {
-  try {
-    return JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch {
-    return undefined;
-  }
-}
-
-/** The folder of package `name` as Node resolves it from `dir` (node_modules, upward), or undefined. */
-function packageDir(dir, name) {
-  for (let at = dir; ; at = path.dirname(at)) {
-    const candidate = path.join(at, 'node_modules', name);
-    if (fs.existsSync(path.join(candidate, 'package.json'))) return candidate;
-    if (path.dirname(at) === at) return undefined;
-  }
-}
-
 /** Where `entry`'s host is for the SDK at `sdkDir`: { file } or { missing (how it is looked for) }. */
 function hostFileOf(entry, sdkDir, { cwd, env }) {
   const { finds } = entry;
@@ -54,7 +38,7 @@ function hostFileOf(entry, sdkDir, { cwd, env }) {
   if (finds.platformPackage !== undefined) {
     const musl = require('../native/platform.cjs').platformArchABI().endsWith('-musl');
     const name = `${finds.platformPackage}-${process.platform}-${process.arch}${musl ? '-musl' : ''}`;
-    const dir = packageDir(sdkDir, name);
+    const dir = packageDirFrom(sdkDir, name);
     const file = dir === undefined ? undefined : path.join(dir, process.platform === 'win32' ? `${finds.file}.exe` : finds.file);
     return file !== undefined && fs.existsSync(file) ? { file } : { missing: `${name}'s \`${finds.file}\`, its platform package` };
   }
@@ -100,7 +84,7 @@ function reachOf(file) {
 function hostsOf(base, { env = process.env } = {}) {
   const rows = [];
   for (const entry of HOST_SDKS) {
-    const sdkDir = packageDir(base, entry.sdk);
+    const sdkDir = packageDirFrom(base, entry.sdk);
     if (sdkDir === undefined) continue;
     const version = readJson(path.join(sdkDir, 'package.json'))?.version;
     const where = hostFileOf(entry, sdkDir, { cwd: base, env });
