@@ -187,4 +187,29 @@ function programHoldsSdk(file) {
   }
 }
 
-module.exports = { programHoldsSdk };
+/** The most entries a folder may hold for its executables to be read as a launcher's (a package's bin folder). */
+const MAX_BESIDE = 32;
+
+/**
+ * A compiled executable holding an SDK in the folder of the launcher at
+ * `file` (a package's bin folder: Kilo's bin/.kilo beside bin/kilo), or
+ * undefined; a folder of more than MAX_BESIDE entries is not read.
+ */
+function sdkExecutableBeside(file) {
+  try {
+    const dir = path.dirname(file);
+    const names = fs.readdirSync(dir);
+    if (names.length > MAX_BESIDE) return undefined;
+    const { compiledKindOf } = require('./compiled.cjs');
+    for (const name of names) {
+      const at = path.join(dir, name);
+      if (at === file || compiledKindOf(at, { sea: false })?.kind !== 'bun') continue;
+      if (require('./bun-graph.cjs').holdsSdkClasses(at) === true) return at;
+    }
+  } catch {
+    // An unreadable folder: none.
+  }
+  return undefined;
+}
+
+module.exports = { programHoldsSdk, sdkExecutableBeside };

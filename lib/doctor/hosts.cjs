@@ -25,9 +25,6 @@ const HOST_SDKS = Object.freeze([
   { sdk: '@qwen-code/sdk', host: 'Qwen Code', finds: { file: 'dist/cli/cli.js' } },
 ]);
 
-/** The most files of a launcher's folder read for the executable it starts. */
-const MAX_BESIDE = 32;
-
 /** Where `entry`'s host is for the SDK at `sdkDir`: { file } or { missing (how it is looked for) }. */
 function hostFileOf(entry, sdkDir, { cwd, env }) {
   const { finds } = entry;
@@ -67,12 +64,10 @@ function reachOf(file) {
     return { reached: true, words: 'it is a script that holds the SDK: started by Node or Bun, it gets register (from an app that loads an SDK itself, by the per-child rule\'s SDK_SCRIPT; from one that does not, passed on)' };
   }
   // A launcher (Kilo's bin/kilo): the executable it starts, beside it.
-  const dir = path.dirname(fs.realpathSync(file));
-  const beside = fs.readdirSync(dir).slice(0, MAX_BESIDE).map((name) => path.join(dir, name)).filter((at) => at !== fs.realpathSync(file));
-  for (const at of beside) {
-    const kind = compiledKindOf(at);
-    const reach = kind === undefined ? undefined : compiledReach(at, kind);
-    if (reach !== undefined) return { reached: reach.reached, words: `it is a launcher holding no SDK that starts ${at}: ${reach.words}` };
+  const beside = require('../discover/program.cjs').sdkExecutableBeside(fs.realpathSync(file));
+  if (beside !== undefined) {
+    const reach = compiledReach(beside, compiledKindOf(beside));
+    return { reached: reach.reached, words: `it is a launcher holding no SDK that starts ${beside}: ${reach.words}` };
   }
   return { reached: false, words: `it is a launcher holding no SDK, and no executable it starts was found beside it: run \`npx mcp-ordered-dispatch doctor <that executable>\`` };
 }

@@ -18,7 +18,7 @@ function keep(map, key, value) {
   map.set(key, value);
 }
 
-/** A real path -> { identity, compiled, holdsSdk, scriptHoldsSdk }: what is known of that file, while its identity holds. */
+/** A real path -> { identity, compiled, holdsSdk, scriptHoldsSdk, beside }: what is known of that file, while its identity holds. */
 const files = new Map();
 
 /** What is known of the file at the real path `file`, whose identity is `identity` (lib/native/file-identity.cjs). */
@@ -45,6 +45,11 @@ const facts = {
     const entry = known(file, identities.get(file));
     if (entry.holdsSdk === undefined) entry.holdsSdk = require('../discover/bun-graph.cjs').holdsSdkClasses(file) === true;
     return entry.holdsSdk;
+  },
+  besideSdkExecutable(file) {
+    const entry = known(file, identities.get(file));
+    if (entry.beside === undefined) entry.beside = require('../discover/program.cjs').sdkExecutableBeside(file) !== undefined;
+    return entry.beside;
   },
   // `file`: a script as a start named it, resolved against its cwd.
   scriptHoldsSdk(file) {

@@ -14,11 +14,16 @@
 //   - RELAUNCH: this host started again (the same executable; for a runtime,
 //     the same runtime and main script; a process with no main script, as
 //     `node -e`, relaunches nothing), as Qwen Code and Gemini CLI do;
-//   - SDK_SCRIPT: a runtime (Node, Bun) started directly on a script whose
-//     file holds SDK classes (a bundle: Qwen Code's cli.js started by an
-//     app on @qwen-code/sdk); a test runner runs no script of its own;
+//   - SDK_SCRIPT: a runtime (Node, Bun) started directly on a script that
+//     holds an SDK (lib/discover/program.cjs: a bundle, as Qwen Code's cli.js
+//     started by an app on @qwen-code/sdk, or one that imports the SDK), or
+//     such a script started by its #! line; a test runner runs no script;
 //   - SDK_EXECUTABLE: a Bun-compiled executable with a way in whose embedded
-//     modules hold SDK classes (Claude Code started by an Agent SDK app).
+//     modules hold SDK classes (Claude Code started by an Agent SDK app);
+//   - STEP: a script (started by its #! line) holding no SDK beside a
+//     compiled executable that holds one: a package's bin launcher (Kilo's
+//     bin/kilo, which starts bin/.kilo), which passes the fix on and adds
+//     what that executable's Bun reads.
 // The servers a patched stdio transport starts get them through the
 // transport itself (lib/patch/fix-env.cjs). Every other child gets the
 // environment it was given: the user's own.
@@ -81,7 +86,9 @@ function scriptOf(file, args) {
  * fixed: whether this thread has patched an SDK class; facts: {
  * compiled(file) (lib/discover/compiled.cjs's compiledKindOf()),
  * holdsSdk(file) (a Bun-compiled executable's embedded modules),
- * scriptHoldsSdk(file) (a script's own text) } read only when asked.
+ * scriptHoldsSdk(file) (a script and what it imports: lib/discover/program.cjs),
+ * besideSdkExecutable(file) (a compiled executable holding an SDK in the
+ * same small folder: a package's bin launcher) } read only when asked.
  * Returns { fix: 'put-back' | 'take-out' | undefined (as given), reason, carriers (put-back) }.
  */
 function childFix(child, self, fixed, facts) {
@@ -98,6 +105,12 @@ function childFix(child, self, fixed, facts) {
     return { fix: undefined };
   }
   const compiled = facts.compiled(child.file);
+  if (compiled === undefined && fixed) {
+    // A script started by its #! line: one that holds an SDK, or a launcher beside a compiled executable that does (Kilo's bin/kilo).
+    if (facts.scriptHoldsSdk(child.file) === true) return { fix: 'put-back', reason: 'SDK_SCRIPT', carriers: undefined };
+    if (facts.besideSdkExecutable(child.file) === true) return { fix: 'put-back', reason: 'STEP', carriers: undefined };
+    return { fix: undefined };
+  }
   if (compiled?.kind !== 'bun' && compiled?.kind !== 'node-sea') return { fix: undefined };
   const way = wayIn({ compiled, spacedPath: self.spacedPath === true });
   if (way.bailOut !== undefined) return { fix: fixed ? undefined : 'take-out', reason: way.bailOut };

@@ -29,13 +29,14 @@ test('the script a runtime runs: none for inline code, a REPL, stdin, a test run
   }
 });
 
-test('childFix: SDK_SCRIPT in a fixed thread only; RELAUNCH never from a process with no main script; SDK_EXECUTABLE from a launcher too', () => {
+test('childFix: SDK_SCRIPT and STEP in a fixed thread only; RELAUNCH never from a process with no main script; SDK_EXECUTABLE from a launcher too', () => {
   const self = { file: '/usr/bin/node', compiled: false, scripts: new Set(['/app/host.js']), spacedPath: false };
   const noMain = { ...self, scripts: new Set() };
   const bun = { kind: 'bun', execArgv: '--smol --', blocksBunOptions: true, layout: { moduleBytes: 52, offsetsBytes: 32 } };
   const facts = (holds) => ({
-    compiled: (file) => (file === '/opt/host' ? bun : { kind: 'native' }),
+    compiled: (file) => (file === '/opt/host' ? bun : file.startsWith('/app/bin/') ? undefined : { kind: 'native' }),
     holdsSdk: (file) => file === '/opt/host',
+    besideSdkExecutable: (file) => file === '/app/bin/kilo',
     scriptHoldsSdk: (file) => holds.includes(file),
   });
   const child = (file, args) => ({ file, args, cwd: '/app', byTransport: false });
@@ -49,6 +50,10 @@ test('childFix: SDK_SCRIPT in a fixed thread only; RELAUNCH never from a process
     [child('/opt/host', []), self, false, [], 'put-back', 'SDK_EXECUTABLE'],
     [child('/opt/host', []), self, true, [], 'put-back', 'SDK_EXECUTABLE'],
     [child('/bin/sh', ['-c', 'node cli.js']), self, true, ['/app/cli.js'], undefined, undefined],
+    [child('/app/bin/cli', []), self, true, ['/app/bin/cli'], 'put-back', 'SDK_SCRIPT'],
+    [child('/app/bin/kilo', []), self, true, [], 'put-back', 'STEP'],
+    [child('/app/bin/kilo', []), self, false, [], undefined, undefined],
+    [child('/app/bin/other', []), self, true, [], undefined, undefined],
   ];
   for (const [c, s, fixed, holds, fix, reason] of rows) {
     const decision = childFix(c, s, fixed, facts(holds));

@@ -8,7 +8,8 @@
 //     environment, a Bun-compiled executable holding one whose built-in
 //     arguments end with `--` (`kilo`'s bin/kilo starting bin/.kilo; an app
 //     on @opencode-ai/sdk starting `opencode serve`): its Bun reads only
-//     BUN_INSPECT_PRELOAD, which the launcher adds: 0 lost;
+//     BUN_INSPECT_PRELOAD, which the launcher adds: 0 lost; the same
+//     launcher started directly by an app that holds the SDK: 0 lost;
 //   - a fixed host's Worker that never loads the SDK (Node's, given no env
 //     and a copy; Bun's two): the Worker and its shell command, its `node
 //     --test` and an older Node it starts get none of run's variables;
@@ -107,6 +108,10 @@ test('a bin launcher holding no SDK starts a Bun-compiled executable holding one
   assert.equal(fixed.lost, 0, JSON.stringify(fixed));
   assert.equal(fixed.patched, true, JSON.stringify(fixed));
   assert.equal(launcher.status, 0, JSON.stringify(launcher));
+  // Started by an app that holds the SDK itself (run's variables out of its environment): the launcher is a step toward the executable.
+  const [byApp] = await lines([process.execPath, path.join(PROGRAMS, 'app-spawns.mjs'), path.join(bin, 'tool')], { underRun: true, env });
+  assert.equal(byApp.lost, 0, JSON.stringify(byApp));
+  assert.equal(byApp.patched, true, JSON.stringify(byApp));
 });
 
 test('a fixed host\'s Worker that never loads the SDK (Node\'s, given no env and a copy; Bun\'s two): it, its shell command, its node --test and a Node 18 it starts get none of run\'s variables', { skip: NOT_LINUX, timeout: 180_000 }, async () => {
