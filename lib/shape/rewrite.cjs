@@ -91,10 +91,18 @@ function rewriteEdits(source, file, format, options) {
     if (skipSdkScope && (file.includes(sdk.SDK_URL_SEGMENT) || file.includes(sdk.SDK_PATH))) return undefined;
     const bytes = bytesOf(source);
     if (!sdk.mayDefineSdkClass(bytes, framing)) return undefined;
+    const proven = compileWhole ? format : 'module';
+    if (!perClass && bytes.length >= FILE_CACHE_MIN) {
+      // A large file seen before: its classes by its path and identity, without the content hash.
+      let decoded;
+      const text = () => (decoded ??= typeof bytes === 'string' ? bytes : bytes.toString('utf8'));
+      const kept = require('./file-cache.cjs').keptClasses(file, bytes, text, PROOF[proven] ?? PROOF.undecided, global);
+      if (kept !== undefined) return withKept(text(), kept, file, global);
+    }
     // The globals' names are ASCII: found in the bytes exactly where they are in the text.
     if (!perClass && (bytes.indexOf(global) >= 0 || bytes.indexOf(BUILT_GLOBAL) >= 0)) return undefined;
     const text = typeof bytes === 'string' ? bytes : bytes.toString('utf8');
-    return withBlocks(text, bytes, file, compileWhole ? format : 'module', global, perClass);
+    return withBlocks(text, bytes, file, proven, global, perClass);
   } catch {
     return undefined;
   }
@@ -102,6 +110,14 @@ function rewriteEdits(source, file, format, options) {
 
 /** The proof a module's cached insertions had, by the format it was proven for (part of its cache key). */
 const PROOF = { commonjs: 'compiled whole', module: '', undecided: 'compiled whole where the original does' };
+/** Sources this large are looked up by file first (lib/shape/file-cache.cjs); smaller ones hash for less than that costs. */
+const FILE_CACHE_MIN = 256 * 1024;
+
+/** The rewrite's result for `text` with blocks at `at` (found and proven before). */
+function withKept(text, at, file, global) {
+  const { insertBlocks, blocksAt } = require('./blocks.cjs');
+  return { text: insertBlocks(text, at, global, file), edits: blocksAt(at, global, file), at };
+}
 
 /**
  * `text` with its SDK classes' blocks, proven the first time and cached;
@@ -138,6 +154,7 @@ function withBlocks(text, bytes, file, format, global, perClass) {
     }
     cache.writeCache(key, at);
   }
+  if (!perClass && bytes.length >= FILE_CACHE_MIN) require('./file-cache.cjs').keepClasses(file, bytes, text, at, PROOF[format] ?? PROOF.undecided, global);
   return { text: changed, edits: blocksAt(at, global, file), at };
 }
 
