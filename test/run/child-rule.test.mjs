@@ -2,13 +2,14 @@
 // child gets from what it is, with the facts a test gives.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { createRequire } from 'node:module';
 
 const { childFix } = createRequire(import.meta.url)('../../lib/rule/children.cjs');
 
 test('the script a runtime runs: none for inline code, a REPL, stdin, a test runner or a package runner', () => {
-  const self = { file: '/usr/bin/node', compiled: false, scripts: new Set(['/app/host.js']), spacedPath: false };
-  const facts = { compiled: () => undefined, holdsSdk: () => false, scriptHoldsSdk: (file) => file === '/app/cli.js' || file === '/app/dist/index.js' };
+  const self = { file: '/usr/bin/node', compiled: false, scripts: new Set([path.resolve('/app/host.js')]), spacedPath: false };
+  const facts = { compiled: () => undefined, holdsSdk: () => false, scriptHoldsSdk: (file) => file === path.resolve('/app/cli.js') || file === path.resolve('/app/dist/index.js') };
   const cases = [
     ['/usr/bin/node', ['cli.js', '-p', 'x'], true],
     ['/usr/bin/node', ['--require', 'a.cjs', '--import=b.mjs', '-r', 'c.cjs', 'cli.js'], true],
@@ -30,14 +31,14 @@ test('the script a runtime runs: none for inline code, a REPL, stdin, a test run
 });
 
 test('childFix: SDK_SCRIPT and STEP in a fixed thread only; RELAUNCH never from a process with no main script; SDK_EXECUTABLE from a launcher too', () => {
-  const self = { file: '/usr/bin/node', compiled: false, scripts: new Set(['/app/host.js']), spacedPath: false };
+  const self = { file: '/usr/bin/node', compiled: false, scripts: new Set([path.resolve('/app/host.js')]), spacedPath: false };
   const noMain = { ...self, scripts: new Set() };
   const bun = { kind: 'bun', execArgv: '--smol --', blocksBunOptions: true, layout: { moduleBytes: 52, offsetsBytes: 32 } };
   const facts = (holds) => ({
     compiled: (file) => (file === '/opt/host' ? bun : file.startsWith('/app/bin/') ? undefined : { kind: 'native' }),
     holdsSdk: (file) => file === '/opt/host',
     besideSdkExecutable: (file) => file === '/app/bin/kilo',
-    scriptHoldsSdk: (file) => holds.includes(file),
+    scriptHoldsSdk: (file) => holds.map((h) => path.resolve(h)).includes(path.resolve(file)),
   });
   const child = (file, args) => ({ file, args, cwd: '/app', byTransport: false });
   const rows = [

@@ -18,12 +18,16 @@ const OPTIONS = { global: '__odFileCacheTest' };
 let dir;
 let cacheDir;
 let rewriteSdkClasses;
+// A file system that keeps no inode or change time (Wine's) has no file identity: nothing is kept by file there.
+let NO_IDENTITY;
 
 before(() => {
   dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-file-cache-')));
   cacheDir = path.join(dir, 'cache');
   process.env.MCP_ORDERED_DISPATCH_CACHE_DIR = cacheDir;
   ({ rewriteSdkClasses } = require('../../lib/shape/rewrite.cjs'));
+  fs.writeFileSync(path.join(dir, 'probe'), '');
+  NO_IDENTITY = require('../../lib/native/file-identity.cjs').fileIdentity(path.join(dir, 'probe')) === undefined;
 });
 after(() => {
   delete process.env.MCP_ORDERED_DISPATCH_CACHE_DIR;
@@ -40,7 +44,8 @@ const clearContent = () => entries().content.forEach((name) => fs.rmSync(path.jo
 /** A module of over 256 KiB holding the SDK's Protocol: `pad` characters of comment before it. */
 const moduleText = (pad, filler = 'x') => `// ${filler.repeat(pad)}\n${PROTOCOL}`;
 
-test('a large module file\'s classes are served by path and identity: the same text, no content hash, no new content entry', () => {
+test('a large module file\'s classes are served by path and identity: the same text, no content hash, no new content entry', (t) => {
+  if (NO_IDENTITY) return t.skip('this file system keeps no inode or change time: nothing is kept by file');
   const file = path.join(dir, 'bundle.mjs');
   fs.writeFileSync(file, moduleText(300_000));
   const first = rewriteSdkClasses(fs.readFileSync(file), file, 'module', OPTIONS);
@@ -54,7 +59,8 @@ test('a large module file\'s classes are served by path and identity: the same t
   assert.ok(rewriteSdkClasses(fs.readFileSync(file), pathToFileURL(file).href, 'module', OPTIONS)?.includes(OPTIONS.global));
 });
 
-test('a file rewritten at the same size and modification time is not served from the per-file cache', () => {
+test('a file rewritten at the same size and modification time is not served from the per-file cache', (t) => {
+  if (NO_IDENTITY) return t.skip('this file system keeps no inode or change time: nothing is kept by file');
   const file = path.join(dir, 'changed.mjs');
   fs.writeFileSync(file, moduleText(300_000));
   // A whole second, which utimes sets back to the nanosecond (as npm sets every file's mtime).
@@ -79,7 +85,8 @@ test('a file rewritten at the same size and modification time is not served from
   }
 });
 
-test('a corrupt entry, and a source that is not the file\'s bytes, fall back to the content-keyed path', () => {
+test('a corrupt entry, and a source that is not the file\'s bytes, fall back to the content-keyed path', (t) => {
+  if (NO_IDENTITY) return t.skip('this file system keeps no inode or change time: nothing is kept by file');
   const file = path.join(dir, 'corrupt.mjs');
   fs.writeFileSync(file, moduleText(300_000));
   const first = rewriteSdkClasses(fs.readFileSync(file), file, 'module', OPTIONS);
