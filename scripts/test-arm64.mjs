@@ -101,7 +101,10 @@ function runSuites(node, version, suite, files) {
   const log = path.join(LOGS, `${version}-${suite}.tap`);
   const from = Date.now();
   return new Promise((resolve) => {
-    const env = { ...process.env, PATH: [path.dirname(node), process.env.PATH].join(path.delimiter) };
+    // Under qemu-user arm64 code runs several times slower: children's time limits are scaled
+    // (test/support/wine/limits.mjs), and the memory-safety fuzz runs fewer steps (on the native
+    // x64 lines npm test runs all 32,000).
+    const env = { ...process.env, PATH: [path.dirname(node), process.env.PATH].join(path.delimiter), MCP_ORDERED_DISPATCH_TIMEOUT_SCALE: '5', MCP_ORDERED_DISPATCH_FUZZ_STEPS: '4000' };
     delete env.NODE_TEST_CONTEXT;
     const child = spawn(node, ['--test', '--test-reporter=tap', '--test-concurrency=2', ...files], { cwd: ROOT, env, stdio: ['ignore', fs.openSync(log, 'w'), 'inherit'] });
     child.once('close', (code) => {

@@ -174,7 +174,7 @@ async function main() {
   const preload = pathToFileURL(path.join(ROOT, 'test', 'support', 'wine', 'preload.mjs')).href;
   const results = [];
   for (const version of lines) {
-    const smoke = wineNode(nodes[version], ['-p', "process.version + ' ' + require('./lib/native/addon.cjs').classify('{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}')"], `smoke-${version}`);
+    const smoke = wineNode(nodes[version], ['-p', "process.version + ' ' + process.arch + ', exports: ' + Object.keys(require('./lib/native/addon.cjs')).join(' ')"], `smoke-${version}`);
     say(`Windows Node ${version}: ${smoke.code === 0 ? `loads the addon: ${smoke.stdout.trim()}` : `FAILED to load the addon (exit ${smoke.code}): ${smoke.stderr.trim().split('\n').slice(-3).join(' | ')}`}`);
     if (smoke.code !== 0) {
       results.push({ version, code: smoke.code, tests: 0, pass: 0, fail: 1, skip: 0, perLimit: {}, unnamed: [], time: smoke.time });

@@ -19,9 +19,11 @@ export function underWine() {
 /**
  * Under Wine every process start costs about a second, and the machine's Node
  * starts children through Wine's loader: timeouts of tests' children are
- * scaled by this one factor (test/support/spawn-node.mjs).
+ * scaled by this one factor (test/support/spawn-node.mjs,
+ * test/native/support/memory-safety-child.mjs). Under an emulator
+ * (scripts/test-arm64.mjs: qemu-user) MCP_ORDERED_DISPATCH_TIMEOUT_SCALE sets it.
  */
-export const TIMEOUT_SCALE = underWine() ? 6 : 1;
+export const TIMEOUT_SCALE = Number(process.env.MCP_ORDERED_DISPATCH_TIMEOUT_SCALE) || (underWine() ? 6 : 1);
 
 /** Each limit: what Wine lacks, and the tests it covers: [file under test/, pattern of the name]. */
 export const LIMITS = [
