@@ -114,14 +114,14 @@ export function ensureBun(version, log = (s) => process.stderr.write(s)) {
 }
 
 /**
- * Node `version` of another system or processor (`linux-arm64`, `win32-x64`),
- * from its npm package, into .node-lines/<system>-<version>/: for
+ * Node `version` of another system or processor (`linux-arm64`, `win-x64`:
+ * the npm package node-<system>), into .node-lines/<system>-<version>/bin/: for
  * scripts/test-arm64.mjs (run under qemu-user) and scripts/test-windows.mjs
  * (under Wine, so not run to check its version).
  */
 export function ensureForeignNode(system, version, log = (s) => process.stderr.write(s)) {
-  const win = system.startsWith('win32');
-  const bin = path.join(DIR, `${system}-${version}`, win ? 'node.exe' : path.join('bin', 'node'));
+  const win = system.startsWith('win-');
+  const bin = path.join(DIR, `${system}-${version}`, 'bin', win ? 'node.exe' : 'node');
   return ensurePackaged(`node-${system}@${version}`, win ? 'package/bin/node.exe' : 'package/bin/node', bin, win ? undefined : `v${version}`, log);
 }
 

@@ -169,7 +169,7 @@ async function main() {
     process.exit(1);
   }
   prefix();
-  const nodes = Object.fromEntries(lines.map((v) => [v, ensureForeignNode('win32-x64', v, (s) => process.stdout.write(`test:windows: ${s}`))]));
+  const nodes = Object.fromEntries(lines.map((v) => [v, ensureForeignNode('win-x64', v, (s) => process.stdout.write(`test:windows: ${s}`))]));
   build(nodes[lines[0]]);
   const preload = pathToFileURL(path.join(ROOT, 'test', 'support', 'wine', 'preload.mjs')).href;
   const results = [];
