@@ -25,6 +25,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { ROOT, ensureForeignNode } from './node-lines.mjs';
 import { LIMITS } from '../test/support/wine/limits.mjs';
@@ -127,13 +128,49 @@ function build(nodeExe) {
 }
 
 /** `node.exe args` under Wine, its stdout and stderr in files (a Linux pipe as stdio fails there with EBADF). */
-function wineNode(nodeExe, args, name) {
+function wineNode(nodeExe, args, name, extraEnv = {}) {
   const out = path.join(CACHE, 'logs', `${name}.out`);
   const err = path.join(CACHE, 'logs', `${name}.err`);
   fs.mkdirSync(path.dirname(out), { recursive: true });
   const from = Date.now();
-  const r = spawnSync('wine', [nodeExe, ...args], { cwd: ROOT, env: WINE_ENV, stdio: ['ignore', fs.openSync(out, 'w'), fs.openSync(err, 'w')] });
+  const r = spawnSync('wine', [nodeExe, ...args], { cwd: ROOT, env: { ...WINE_ENV, ...extraEnv }, stdio: ['ignore', fs.openSync(out, 'w'), fs.openSync(err, 'w')] });
   return { code: r.status, stdout: fs.readFileSync(out, 'utf8'), stderr: fs.readFileSync(err, 'utf8'), time: seconds(from), out: path.relative(ROOT, out) };
+}
+
+/** A Linux path as Wine's Windows side names it (Z: is the Linux root). */
+const winPath = (p) => `Z:${p.replaceAll('/', '\\')}`;
+
+/**
+ * The end-to-end paths on Windows Node: a client losing progress notifications
+ * stock, and the same client under `run` found through a real npm .cmd shim
+ * (written by cmd-shim, npm's own) on PATH, which run reads through to node
+ * and the script. Each row: what, lost of expected, pass.
+ */
+async function endToEnd(nodeExe) {
+  const dir = path.join(CACHE, 'e2e');
+  fs.rmSync(dir, { recursive: true, force: true });
+  const pkg = path.join(dir, 'node_modules', 'demo-host', 'bin');
+  fs.mkdirSync(pkg, { recursive: true });
+  const script = path.join(pkg, 'cli.mjs');
+  fs.writeFileSync(script, `#!/usr/bin/env node\nawait import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'test', 'support', 'repro-esm.mjs')).href.replace(/^file:\/\/\//, 'file:///Z:/'))});\n`);
+  await createRequire(import.meta.url)('cmd-shim')(script, path.join(dir, 'bin', 'demo-host'));
+  const repro = ['--sdk=1', '--patched=0', '--pairs=1', '--mode=all-in-one', '--progress=5'];
+  const env = { WINEPATH: [path.join(dir, 'bin'), path.dirname(nodeExe)].map(winPath).join(';') };
+  const rows = [];
+  const row = (what, r) => {
+    let got;
+    try {
+      got = JSON.parse(r.stdout.trim().split('\n').pop());
+    } catch {
+      got = undefined;
+    }
+    rows.push({ what, lost: got ? `${got.lost} of ${got.progressExpected}` : `no result (exit ${r.code}, ${r.out})`, ok: got !== undefined, got, time: r.time });
+  };
+  row('stock: node cli.mjs', wineNode(nodeExe, [script, ...repro], 'e2e-stock', env));
+  row('run -- demo-host (the .cmd shim)', wineNode(nodeExe, [path.join(ROOT, 'bin', 'mcp-ordered-dispatch.cjs'), 'run', '--', 'demo-host', ...repro], 'e2e-run-shim', env));
+  rows[0].ok &&= rows[0].got.lost > 0;
+  rows[1].ok &&= rows[1].got.lost === 0;
+  return rows;
 }
 
 /** Pass, fail and skip of a TAP run; each skip's reason, by the limit that names it or as unnamed. */
@@ -171,6 +208,7 @@ async function main() {
   prefix();
   const nodes = Object.fromEntries(lines.map((v) => [v, ensureForeignNode('win-x64', v, (s) => process.stdout.write(`test:windows: ${s}`))]));
   build(nodes[lines[0]]);
+  const e2e = await endToEnd(nodes[lines[0]]);
   const preload = pathToFileURL(path.join(ROOT, 'test', 'support', 'wine', 'preload.mjs')).href;
   const results = [];
   for (const version of lines) {
@@ -189,11 +227,13 @@ async function main() {
   for (const r of results) console.log(`| ${r.version} | ${r.tests} | ${r.pass} | ${r.fail} | ${r.skip} | ${r.time} |`);
   console.log('\n| Wine limit | tests it covers | skipped (per line) |\n|---|---|---|');
   for (const { limit, tests } of LIMITS) console.log(`| ${limit} | ${tests.map(([f]) => f).join(', ')} | ${results.map((r) => `${r.version}: ${r.perLimit[limit] ?? 0}`).join(', ')} |`);
+  console.log(`\n| end to end, Windows Node ${lines[0]} | progress lost | time | as expected |\n|---|---|---|---|`);
+  for (const r of e2e) console.log(`| ${r.what} | ${r.lost} | ${r.time} | ${r.ok ? 'yes' : 'NO'} |`);
   const unnamed = results.flatMap((r) => r.unnamed.map((u) => `${r.version}: ${u}`));
   if (unnamed.length > 0) console.log(`\ntest:windows: ${unnamed.length} skip(s) no Wine limit names (each fails the run):\n  ${unnamed.join('\n  ')}`);
   const sum = (k) => results.reduce((n, r) => n + (Number.isNaN(r[k]) ? 0 : r[k]), 0);
   console.log(`\ntest:windows: ${sum('pass')} passed, ${sum('fail')} failed, ${sum('skip')} skipped; ${seconds(started)} in all`);
-  if (results.some((r) => r.code !== 0 || r.fail !== 0) || unnamed.length > 0) process.exitCode = 1;
+  if (results.some((r) => r.code !== 0 || r.fail !== 0) || unnamed.length > 0 || e2e.some((r) => !r.ok)) process.exitCode = 1;
 }
 
 await main();
