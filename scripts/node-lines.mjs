@@ -125,6 +125,36 @@ export function ensureForeignNode(system, version, log = (s) => process.stderr.w
   return ensurePackaged(`node-${system}@${version}`, win ? 'package/bin/node.exe' : 'package/bin/node', bin, win ? undefined : `v${version}`, log);
 }
 
+/**
+ * Another system's platform package of the devDependency `parent` (Bun's,
+ * Deno's, esbuild's), at the version `parent` pins in its
+ * optionalDependencies, unpacked into node_modules/<name> where `parent`
+ * finds it (npm installs only this machine's): for scripts/test-arm64.mjs and
+ * scripts/test-windows.mjs. Kept there until the next npm install.
+ */
+export function ensurePlatformPackage(parent, name, log = (s) => process.stderr.write(s)) {
+  const version = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', parent, 'package.json'), 'utf8')).optionalDependencies?.[name];
+  if (version === undefined) throw new Error(`${parent} names no optional dependency ${name}`);
+  const into = path.join(ROOT, 'node_modules', ...name.split('/'));
+  try {
+    if (JSON.parse(fs.readFileSync(path.join(into, 'package.json'), 'utf8')).version === version) return into;
+  } catch {}
+  log(`node-lines: unpacking ${name}@${version} into node_modules ...\n`);
+  const tmp = fs.mkdtempSync(path.join(ROOT, 'node_modules', '.tmp-platform-'));
+  try {
+    const packed = spawnSync('npm', ['pack', `${name}@${version}`, '--pack-destination', tmp, '--json', '--silent'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    if (packed.status !== 0) throw new Error(`npm pack ${name}@${version} failed: ${packed.stderr || packed.stdout}`);
+    const tar = spawnSync('tar', ['xzf', path.join(tmp, JSON.parse(packed.stdout)[0].filename), '-C', tmp], { encoding: 'utf8' });
+    if (tar.status !== 0) throw new Error(`unpacking ${name} failed: ${tar.stderr}`);
+    fs.rmSync(into, { recursive: true, force: true });
+    fs.mkdirSync(path.dirname(into), { recursive: true });
+    fs.renameSync(path.join(tmp, 'package'), into);
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  return into;
+}
+
 /** `node scripts/node-lines.mjs`: every line installed, four at a time (each a download and an unpack, one process each), listed in order. */
 async function installAll() {
   const wanted = [

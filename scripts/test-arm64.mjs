@@ -14,7 +14,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, ensureForeignNode } from './node-lines.mjs';
+import { ROOT, ensureForeignNode, ensurePlatformPackage } from './node-lines.mjs';
 
 const TRIPLE = 'aarch64-unknown-linux-gnu';
 const ABI = 'linux-arm64-gnu';
@@ -124,7 +124,10 @@ async function main() {
     process.exit(1);
   }
   console.log('test:arm64: musl and darwin targets: not linked here (they need zig with cargo-zigbuild, which this script does not install)');
-  console.log('test:arm64: Bun for arm64 (@oven/bun-linux-aarch64) is not run: the suites run Bun from this machine\'s own x64 package');
+  // The suites run Bun and Deno (test/support/runtimes.mjs) from their arm64 platform packages, under qemu too.
+  for (const [parent, name] of [['bun', '@oven/bun-linux-aarch64'], ['deno', '@deno/linux-arm64-glibc'], ['esbuild', '@esbuild/linux-arm64']]) {
+    ensurePlatformPackage(parent, name, (s) => process.stdout.write(`test:arm64: ${s}`));
+  }
   build();
   fs.mkdirSync(LOGS, { recursive: true });
   const results = [];
