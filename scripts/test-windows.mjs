@@ -209,7 +209,8 @@ async function main() {
   const nodes = Object.fromEntries(lines.map((v) => [v, ensureForeignNode('win-x64', v, (s) => process.stdout.write(`test:windows: ${s}`))]));
   build(nodes[lines[0]]);
   const e2e = await endToEnd(nodes[lines[0]]);
-  const preload = pathToFileURL(path.join(ROOT, 'test', 'support', 'wine', 'preload.mjs')).href;
+  // Relative to the cwd (ROOT): a file URL of this side's path would name no drive on Wine's.
+  const preload = './test/support/wine/preload.mjs';
   const results = [];
   for (const version of lines) {
     const smoke = wineNode(nodes[version], ['-p', "process.version + ' ' + process.arch + ', exports: ' + Object.keys(require('./lib/native/addon.cjs')).join(' ')"], `smoke-${version}`);
