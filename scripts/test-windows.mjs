@@ -27,7 +27,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { ROOT, ensureForeignNode } from './node-lines.mjs';
+import { ROOT, ensureForeignNode, ensurePlatformPackage } from './node-lines.mjs';
 import { LIMITS } from '../test/support/wine/limits.mjs';
 
 const TRIPLE = 'x86_64-pc-windows-gnu';
@@ -206,6 +206,10 @@ async function main() {
     process.exit(1);
   }
   prefix();
+  // The suites run Bun, Deno and esbuild (test/support/runtimes.mjs) from their win32 platform packages.
+  for (const [parent, name] of [['bun', '@oven/bun-windows-x64'], ['deno', '@deno/win32-x64'], ['esbuild', '@esbuild/win32-x64']]) {
+    ensurePlatformPackage(parent, name, (s) => process.stdout.write(`test:windows: ${s}`));
+  }
   const nodes = Object.fromEntries(lines.map((v) => [v, ensureForeignNode('win-x64', v, (s) => process.stdout.write(`test:windows: ${s}`))]));
   build(nodes[lines[0]]);
   const e2e = await endToEnd(nodes[lines[0]]);
