@@ -7,7 +7,7 @@
 //
 // 1. Checks Wine, mingw-w64 and the Rust target, failing at once with the
 //    command that installs each.
-// 2. A Wine prefix of its own in .cache/windows/prefix (git-ignored): Windows
+// 2. A Wine prefix of its own in ~/.cache/mcp-ordered-dispatch/wine-prefix: Windows
 //    10 (a new prefix says Windows 7, which node.exe refuses with exit 216),
 //    its Documents and siblings real folders (Wine links them to $HOME), and a
 //    stand-in bcryptprimitives.dll (ProcessPrng, which Rust's std imports and
@@ -24,6 +24,7 @@
 //    (with a Linux pipe it fails with EBADF).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
@@ -38,7 +39,9 @@ export const PLAN = {
   '24.21.0': ['test/native/*.test.*', 'test/stdio/*.test.mjs', 'test/run/*.test.mjs', 'test/register/*.test.mjs'],
 };
 const CACHE = path.join(ROOT, '.cache', 'windows');
-const PREFIX = path.join(CACHE, 'prefix');
+// Outside the clone: a prefix links Z: to the Linux root, which doctor and every other walk of
+// the clone (its tests included) would follow into the whole file system.
+const PREFIX = process.env.MCP_ORDERED_DISPATCH_WINE_PREFIX || path.join(os.homedir(), '.cache', 'mcp-ordered-dispatch', 'wine-prefix');
 const WINE_ENV = { ...process.env, WINEPREFIX: PREFIX, WINEDEBUG: '-all', WINEDLLOVERRIDES: 'bcryptprimitives=n;mscoree,mshtml=' };
 delete WINE_ENV.NODE_TEST_CONTEXT;
 delete WINE_ENV.DISPLAY;
@@ -103,7 +106,7 @@ function prefix() {
   run('x86_64-w64-mingw32-gcc', ['-shared', '-O2', '-o', path.join(system32, 'bcryptprimitives.dll'), c, def, '-ladvapi32']);
   run('wineserver', ['-w'], { env: WINE_ENV });
   fs.writeFileSync(stamp, '');
-  say(`Wine prefix made in ${seconds(from)}: ${path.relative(ROOT, PREFIX)}`);
+  say(`Wine prefix made in ${seconds(from)}: ${PREFIX}`);
 }
 
 /** The addon and the launcher for Windows, under the names the loader looks for on win32 x64. */
