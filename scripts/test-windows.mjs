@@ -215,11 +215,20 @@ async function main() {
   }
   const nodes = Object.fromEntries(lines.map((v) => [v, ensureForeignNode('win-x64', v, (s) => process.stdout.write(`test:windows: ${s}`))]));
   build(nodes[lines[0]]);
-  const e2e = await endToEnd(nodes[lines[0]]);
   // Relative to the cwd (ROOT): a file URL of this side's path would name no drive on Wine's.
   const preload = './test/support/wine/preload.mjs';
   const results = [];
   for (const version of lines) {
+    // Node itself first: Windows Node 24 does not start under Debian's Wine 8 (V8 cannot reserve
+    // its pointer table: "Fatal process out of memory: SegmentedTable::InitializeTable"). Such a
+    // line is said in one line and not run; the rest still runs.
+    const bare = wineNode(nodes[version], ['-p', 'process.version'], `start-${version}`);
+    if (bare.code !== 0) {
+      const why = bare.stderr.split('\n').find((l) => /Fatal|Error/.test(l))?.trim() ?? `exit ${bare.code}`;
+      say(`Windows Node ${version} does not start under this Wine (${why}): not run here`);
+      results.push({ version, code: 0, tests: 0, pass: 0, fail: 0, skip: 0, perLimit: {}, unnamed: [], time: bare.time, notRun: why });
+      continue;
+    }
     const smoke = wineNode(nodes[version], ['-p', "process.version + ' ' + process.arch + ', exports: ' + Object.keys(require('./lib/native/addon.cjs')).join(' ')"], `smoke-${version}`);
     say(`Windows Node ${version}: ${smoke.code === 0 ? `loads the addon: ${smoke.stdout.trim()}` : `FAILED to load the addon (exit ${smoke.code}): ${smoke.stderr.trim().split('\n').slice(-3).join(' | ')}`}`);
     if (smoke.code !== 0) {
@@ -231,11 +240,14 @@ async function main() {
     results.push({ version, code: r.code, ...c, time: r.time });
     say(`Windows Node ${version}: ${c.pass} passed, ${c.fail} failed, ${c.skip} skipped of ${c.tests} in ${r.time} (${r.out})`);
   }
+  const e2eLine = results.find((r) => !r.notRun)?.version;
+  const e2e = e2eLine ? await endToEnd(nodes[e2eLine]) : [];
+  if (!e2eLine) say('no Windows Node line started: the end-to-end rows are not run');
   console.log('\n| Windows Node | tests | pass | fail | skip | time |\n|---|---|---|---|---|---|');
-  for (const r of results) console.log(`| ${r.version} | ${r.tests} | ${r.pass} | ${r.fail} | ${r.skip} | ${r.time} |`);
+  for (const r of results) console.log(r.notRun ? `| ${r.version} | not run: Node does not start under this Wine (${r.notRun}) |||||` : `| ${r.version} | ${r.tests} | ${r.pass} | ${r.fail} | ${r.skip} | ${r.time} |`);
   console.log('\n| Wine limit | tests it covers | skipped (per line) |\n|---|---|---|');
   for (const { limit, tests } of LIMITS) console.log(`| ${limit} | ${tests.map(([f]) => f).join(', ')} | ${results.map((r) => `${r.version}: ${r.perLimit[limit] ?? 0}`).join(', ')} |`);
-  console.log(`\n| end to end, Windows Node ${lines[0]} | progress lost | time | as expected |\n|---|---|---|---|`);
+  if (e2eLine) console.log(`\n| end to end, Windows Node ${e2eLine} | progress lost | time | as expected |\n|---|---|---|---|`);
   for (const r of e2e) console.log(`| ${r.what} | ${r.lost} | ${r.time} | ${r.ok ? 'yes' : 'NO'} |`);
   const unnamed = results.flatMap((r) => r.unnamed.map((u) => `${r.version}: ${u}`));
   if (unnamed.length > 0) console.log(`\ntest:windows: ${unnamed.length} skip(s) no Wine limit names (each fails the run):\n  ${unnamed.join('\n  ')}`);
