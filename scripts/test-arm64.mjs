@@ -125,7 +125,7 @@ async function main() {
   }
   console.log('test:arm64: musl and darwin targets: not linked here (they need zig with cargo-zigbuild, which this script does not install)');
   // The suites run Bun and Deno (test/support/runtimes.mjs) from their arm64 platform packages, under qemu too.
-  for (const [parent, name] of [['bun', '@oven/bun-linux-aarch64'], ['deno', '@deno/linux-arm64-glibc'], ['esbuild', '@esbuild/linux-arm64']]) {
+  for (const [parent, name] of [['bun', '@oven/bun-linux-aarch64'], ['deno', '@deno/linux-arm64-glibc'], ['esbuild', '@esbuild/linux-arm64'], ['rollup', '@rollup/rollup-linux-arm64-gnu']]) {
     ensurePlatformPackage(parent, name, (s) => process.stdout.write(`test:arm64: ${s}`));
   }
   build();

@@ -209,8 +209,8 @@ async function main() {
     process.exit(1);
   }
   prefix();
-  // The suites run Bun, Deno and esbuild (test/support/runtimes.mjs) from their win32 platform packages.
-  for (const [parent, name] of [['bun', '@oven/bun-windows-x64'], ['deno', '@deno/win32-x64'], ['esbuild', '@esbuild/win32-x64']]) {
+  // The suites run Bun, Deno, esbuild and rollup (test/support/runtimes.mjs) from their win32 platform packages.
+  for (const [parent, name] of [['bun', '@oven/bun-windows-x64'], ['deno', '@deno/win32-x64'], ['esbuild', '@esbuild/win32-x64'], ['rollup', '@rollup/rollup-win32-x64-msvc']]) {
     ensurePlatformPackage(parent, name, (s) => process.stdout.write(`test:windows: ${s}`));
   }
   const nodes = Object.fromEntries(lines.map((v) => [v, ensureForeignNode('win-x64', v, (s) => process.stdout.write(`test:windows: ${s}`))]));
