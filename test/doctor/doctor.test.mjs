@@ -47,7 +47,7 @@ test('this repository: seventeen SDK builds (npm aliases and a fork under anothe
   assert.equal(result.exitCode, 1);
   // mcp-remote (a devDependency) bundles client 2.0.0 in its dist/: found by shape, listed, not run.
   const bundled = result.rows.filter((r) => r.where === 'bundled');
-  assert.deepEqual(bundled.map((r) => `${r.name}@${r.version} ${path.relative(ROOT, r.file).replace(/chunk-\w+/, 'chunk-*')} ${r.classes.join('+')} ${r.verdict}`).sort(), [
+  assert.deepEqual(bundled.map((r) => `${r.name}@${r.version} ${path.relative(ROOT, r.file).split(path.sep).join('/').replace(/chunk-\w+/, 'chunk-*')} ${r.classes.join('+')} ${r.verdict}`).sort(), [
     'mcp-remote@0.15.1 node_modules/mcp-remote/dist/chunk-*.js Protocol 2.x patched by register',
     'mcp-remote@0.15.1 node_modules/mcp-remote/dist/proxy.js Protocol 2.x+stdio transport patched by register',
   ]);

@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -58,7 +58,7 @@ before(() => {
   const report = `console.log(JSON.stringify({ started: true, patched: isPatched(Protocol) }));\n`;
   fs.writeFileSync(
     path.join(dir, 'app.mjs'),
-    `import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';\nimport { isPatched } from ${JSON.stringify(path.join(root, 'entries', 'index.mjs'))};\n${report}`,
+    `import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';\nimport { isPatched } from ${JSON.stringify(pathToFileURL(path.join(root, 'entries', 'index.mjs')).href)};\n${report}`,
   );
   fs.writeFileSync(
     path.join(dir, 'app.cjs'),

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { runCommand, show, pathWithThisNode } from '../support/spawn-node.mjs';
 import { ROOT, RAW_SERVER, PROGRESS } from '../support/bundles.mjs';
 
@@ -34,7 +35,7 @@ before(() => {
     app,
     `import { createRequire } from 'node:module';
      const require = createRequire(${JSON.stringify(path.join(ROOT, 'package.json'))});
-     const { Client } = await import(${JSON.stringify(chunk)});
+     const { Client } = await import(${JSON.stringify(pathToFileURL(chunk).href)});
      const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
      const { runRepro } = require('./test/support/repro.cjs');
      const r = await runRepro({ Client, StdioClientTransport, generation: 2 }, { pairs: 1, progress: ${PROGRESS}, mode: 'all-in-one', serverPath: ${JSON.stringify(RAW_SERVER)},
@@ -71,7 +72,7 @@ test("stock: mcp-remote's bundled Client loses all 60 coalesced progress notific
 });
 
 test("--import register: mcp-remote's bundled Client is patched where it is defined and loses none; nothing printed", async () => {
-  const r = await runCommand(process.execPath, ['--import', path.join(ROOT, 'entries', 'register.mjs'), app], { cwd: dir, env: env(), timeout: 120_000 });
+  const r = await runCommand(process.execPath, ['--import', pathToFileURL(path.join(ROOT, 'entries', 'register.mjs')).href, app], { cwd: dir, env: env(), timeout: 120_000 });
   assert.equal(r.code, 0, show(r));
   assert.equal(r.stderr, '', show(r));
   const out = JSON.parse(r.stdout.trim().split('\n').pop());

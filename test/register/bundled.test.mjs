@@ -17,6 +17,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { runCommand, show, pathWithThisNode } from '../support/spawn-node.mjs';
 import { cachedBundles, bunBinary, LINE_BUNDLES, ROOT, RAW_SERVER, PROGRESS } from '../support/bundles.mjs';
 
@@ -53,7 +54,7 @@ async function run(file, flags = [], extraEnv = {}) {
 }
 
 const REGISTER = {
-  '--import': ['--import', path.join(ROOT, 'entries', 'register.mjs')],
+  '--import': ['--import', pathToFileURL(path.join(ROOT, 'entries', 'register.mjs')).href],
   '--require': ['--require', path.join(ROOT, 'entries', 'register.cjs')],
 };
 

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { runCommand, show } from '../support/spawn-node.mjs';
 import { RUNTIMES } from '../support/runtimes.mjs';
 
@@ -23,7 +23,7 @@ function env(extra) {
 // Bun's row skips only where no Bun platform package exists: on the systems the suites are tested on,
 // test/support/runtimes.mjs fails the suite when Bun is missing, so it always runs in .ci/run.
 const RUNNERS = [
-  ['node', process.execPath, ['--import', REGISTER, '--input-type=module', '-e', APP]],
+  ['node', process.execPath, ['--import', pathToFileURL(REGISTER).href, '--input-type=module', '-e', APP]],
   ['bun', RUNTIMES.bun?.command, ['--preload', REGISTER, '-e', APP]],
 ];
 

@@ -24,6 +24,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { runCommand, show, pathWithThisNode } from '../support/spawn-node.mjs';
 import { ROOT, RAW_SERVER, ESM_BANNER } from '../support/bundles.mjs';
@@ -66,7 +67,7 @@ const PACKAGES = {
 const REGISTER = {
   stock: [],
   '--require': ['--require', path.join(ROOT, 'entries', 'register.cjs')],
-  '--import': ['--import', path.join(ROOT, 'entries', 'register.mjs')],
+  '--import': ['--import', pathToFileURL(path.join(ROOT, 'entries', 'register.mjs')).href],
 };
 
 let dir;

@@ -19,10 +19,14 @@ function userEnv(nodeOptions) {
   return env;
 }
 
-// A host that loads the SDK (register takes ours out) and prints what a command it runs gets as NODE_OPTIONS.
+// A host that loads the SDK (register takes ours out) and prints what a command it runs gets as NODE_OPTIONS:
+// a shell on POSIX, a Node child on Windows (no /bin/sh there; every value below is one Node accepts).
+const PRINTER = process.platform === 'win32'
+  ? [process.execPath, ['-e', 'process.stdout.write(process.env.NODE_OPTIONS ?? "")']]
+  : ['/bin/sh', ['-c', 'printf %s "$NODE_OPTIONS"']];
 const HOST = `await import('@modelcontextprotocol/sdk/client/index.js');
 const { execFileSync } = await import('node:child_process');
-process.stdout.write(JSON.stringify(execFileSync('/bin/sh', ['-c', 'printf %s "$NODE_OPTIONS"'], { encoding: 'utf8' })));`;
+process.stdout.write(JSON.stringify(execFileSync(...${JSON.stringify(PRINTER)}, { encoding: 'utf8' })));`;
 
 // Linux only (.ci/run, the release workflow's Linux jobs): the limit it tests is Linux's.
 test('a NODE_OPTIONS of 130,950 bytes: the host starts under run as it does directly (the marker copied it, over the 128 KiB a variable may hold)', { skip: !LINUX && 'the 128 KiB limit of one variable is Linux\'s' }, async () => {

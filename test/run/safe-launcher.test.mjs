@@ -35,7 +35,8 @@ const RAW_SERVER = path.join(ROOT, 'test', 'fixtures', 'raw-server.mjs');
 const PROGRESS = 3;
 const LINUX = process.platform === 'linux';
 const NOT_LINUX = !LINUX && 'the registry\'s Node and Bun packages are installed on Linux only';
-const ours = /mcp-ordered-dispatch|entries[\\/]register/;
+// On Windows the path is quoted in NODE_OPTIONS with its backslashes doubled.
+const ours = /mcp-ordered-dispatch|entries[\\/]+register/;
 
 // The user's own settings, which must come out of the host's shell command as they went in
 // (BUN_INSPECT_PRELOAD: a preload of theirs that does nothing, written in before()).

@@ -1,7 +1,9 @@
 // Test helper: run a command to its end and collect { code, signal, stdout, stderr }.
-// Bounded: killed after `timeout` ms (the result then has signal SIGKILL).
+// Bounded: killed after `timeout` ms (the result then has signal SIGKILL), scaled
+// under Wine by test/support/wine/limits.mjs's one factor.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { TIMEOUT_SCALE } from './wine/limits.mjs';
 
 /** PATH with this Node's own directory first, so `npm` and `#!/usr/bin/env node` scripts run on the same Node line. */
 export function pathWithThisNode(env = process.env) {
@@ -15,7 +17,7 @@ export function runCommand(command, args, { cwd, env, timeout = 60_000 } = {}) {
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c) => (stdout += c));
     child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeout);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeout * TIMEOUT_SCALE);
     child.once('error', (error) => {
       clearTimeout(timer);
       reject(error);

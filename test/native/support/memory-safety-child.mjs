@@ -1,5 +1,6 @@
 // Runs a script in a child process with a time limit (used by the memory-safety tests).
 import { spawn } from 'node:child_process';
+import { TIMEOUT_SCALE } from '../../support/wine/limits.mjs';
 
 export const LIMIT_MS = 60_000;
 
@@ -17,7 +18,7 @@ export function runChild(args, { limitMs = LIMIT_MS, nodeArgs = [] } = {}) {
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill('SIGKILL');
-    }, limitMs);
+    }, limitMs * TIMEOUT_SCALE);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr, timedOut });

@@ -5,11 +5,11 @@
 // test/patch/support/upstream-fixed.cjs). Every one by generation (1, 2) and
 // build ('esm', 'cjs').
 import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import path from 'node:path';
 
 const require = createRequire(import.meta.url);
-const REPO_MODULES = path.join(path.dirname(new URL(import.meta.url).pathname), '..', '..', '..', 'node_modules');
+const REPO_MODULES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'node_modules');
 
 const ENTRIES = {
   1: {
