@@ -11,7 +11,8 @@
 // A computed specifier is not seen. The answer is kept in the owner-checked
 // cache folder (lib/shape/cache.cjs) under the program's path with the
 // identity (lib/native/file-identity.cjs) of every file it read: a later
-// process pays one stat per such file.
+// process pays one stat per such file. A program that names a file or a
+// package not there (not built, not installed yet) is read anew each time.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -103,7 +104,10 @@ function walk(file) {
     const name = specifier.startsWith('@') ? specifier.split('/', 2).join('/') : specifier.split('/', 1)[0];
     if (name.startsWith(SDK_SCOPE)) return true;
     const dir = packageDirFrom(path.dirname(from), name);
-    if (dir === undefined) return false;
+    if (dir === undefined) {
+      read.push([path.join(path.dirname(from), 'node_modules', name), null]); // not installed yet: the answer is not kept
+      return false;
+    }
     const key = `${dir}\0${specifier}`;
     if (packages.has(key)) return packages.get(key);
     let holds = false;
@@ -131,7 +135,8 @@ function walk(file) {
       const specifier = match[2];
       if (specifier.startsWith('.') || path.isAbsolute(specifier)) {
         const next = relativeFile(path.dirname(at), specifier);
-        if (next !== undefined && !seen.has(next)) queue.push(next);
+        if (next === undefined) read.push([path.resolve(path.dirname(at), specifier), null]); // not built yet: the answer is not kept
+        else if (!seen.has(next)) queue.push(next);
       } else if (!specifier.startsWith('node:') && !isBuiltin(specifier) && !/^[a-z][a-z0-9+.-]*:/i.test(specifier) && packageHolds(at, specifier)) {
         return { holds: true, read };
       }

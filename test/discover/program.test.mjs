@@ -83,3 +83,12 @@ test('the repository\'s own test host holds an SDK; this test file\'s runner doe
   assert.equal(programHoldsSdk(path.join(ROOT, 'test', 'run', 'fixtures', 'host.mjs')), true);
   assert.equal(programHoldsSdk(path.join(ROOT, 'test', 'run', 'fixtures', 'programs', 'launcher.cjs')), false);
 });
+
+test('a program naming a file not built yet is not kept as holding none: once the file is there, it is read', () => {
+  const at = tree('unbuilt', { 'main.mjs': "import './dist/index.mjs';\n" });
+  const main = path.join(at, 'main.mjs');
+  assert.equal(programHoldsSdk(main), false);
+  fs.mkdirSync(path.join(at, 'dist'));
+  fs.writeFileSync(path.join(at, 'dist', 'index.mjs'), "export { Client } from '@modelcontextprotocol/sdk/client/index.js';\n");
+  assert.equal(programHoldsSdk(main), true);
+});
