@@ -45,28 +45,10 @@ function relativeFile(dir, specifier) {
   return candidates.find(isFile);
 }
 
-/** The target of an `exports` value for an import or a require, under Node's conditions. */
-function exportTarget(value) {
-  if (typeof value === 'string') return value;
-  if (Array.isArray(value)) return value.map(exportTarget).find((t) => t !== undefined);
-  if (value === null || typeof value !== 'object') return undefined;
-  for (const condition of ['node', 'import', 'require', 'default']) {
-    const target = value[condition] === undefined ? undefined : exportTarget(value[condition]);
-    if (target !== undefined) return target;
-  }
-  return undefined;
-}
-
-/** The entry file of the package at `dir` for `subpath` ('.' or './x'), as best it can be read without running it. */
+/** The entry file of the package at `dir` for `subpath` ('.' or './x'), by its exports (an import's, else a require's) or main. */
 function entryOf(dir, json, subpath) {
-  let target;
-  const { exports } = json;
-  if (exports !== undefined && exports !== null) {
-    const map = typeof exports === 'object' && !Array.isArray(exports) && Object.keys(exports).some((k) => k.startsWith('.')) ? exports : { '.': exports };
-    target = exportTarget(map[subpath]);
-  } else {
-    target = subpath === '.' ? json.module ?? json.main ?? 'index.js' : subpath;
-  }
+  const { resolveExport } = require('./discover.cjs');
+  const target = resolveExport(json, subpath, 'import') ?? resolveExport(json, subpath, 'require');
   return typeof target === 'string' ? relativeFile(dir, target) : undefined;
 }
 
