@@ -27,7 +27,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { runCommand, show } from '../support/spawn-node.mjs';
+import { runCommand, show, userEnv } from '../support/spawn-node.mjs';
 import { RUNTIMES } from '../support/runtimes.mjs';
 import { resolvingHome } from '../support/bundles.mjs';
 import { installedNode, installedBun, HOST_BUNS } from '../../scripts/node-lines.mjs';
@@ -60,13 +60,6 @@ after(() => {
 function hostConfig(serverEnv) {
   const server = `printf '${CARRIERS_LINE}' ${CARRIERS_ARGS} >> '${serverEnv}'; exec '${process.execPath}' '${RAW_SERVER}' --mode=all-in-one --progress=${PROGRESS}`;
   return JSON.stringify({ servers: [{ name: 'raw', command: '/bin/sh', args: ['-c', server] }], progress: PROGRESS, shell: `printf '${CARRIERS_LINE}' ${CARRIERS_ARGS}` });
-}
-
-/** The user's environment: none of the test runner's or the fix's settings. */
-function userEnv(extra = {}) {
-  const env = { ...process.env, ...extra };
-  for (const name of ['NODE_TEST_CONTEXT', 'NODE_OPTIONS', 'BUN_OPTIONS', 'BUN_INSPECT_PRELOAD', 'MCP_ORDERED_DISPATCH_RUN', 'BUN_BE_BUN']) delete env[name];
-  return env;
 }
 
 /** Run `argv` (stock) or `run -- argv`: host.mjs's result line, and what its server got. */

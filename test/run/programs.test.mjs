@@ -24,9 +24,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runCommand, show } from '../support/spawn-node.mjs';
+import { runCommand, show, userEnv } from '../support/spawn-node.mjs';
 import { RUNTIMES } from '../support/runtimes.mjs';
-import { ESM_BANNER, resolvingHome } from '../support/bundles.mjs';
+import { ESM_BANNER } from '../support/bundles.mjs';
 import { installedNode } from '../../scripts/node-lines.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -47,13 +47,6 @@ before(() => {
 after(() => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
-
-/** The user's environment: none of the test runner's or the fix's settings, and `extra`. */
-function userEnv(extra = {}) {
-  const env = { ...process.env, ...extra };
-  for (const name of ['NODE_TEST_CONTEXT', 'NODE_OPTIONS', 'BUN_OPTIONS', 'BUN_INSPECT_PRELOAD', 'MCP_ORDERED_DISPATCH_RUN', 'BUN_BE_BUN']) delete env[name];
-  return env;
-}
 
 /** `argv` run stock, or under `run`: its output's JSON lines. */
 async function lines(argv, { underRun, env, cwd = ROOT }) {
@@ -129,7 +122,7 @@ test('a fixed host\'s Worker that never loads the SDK (Node\'s, given no env and
   assert.deepEqual(Object.fromEntries(results), Object.fromEntries(cases.map(([what]) => [what, clean])));
 });
 
-test('a host with no main script (node -e) relaunches nothing: its Node child gets none of run\'s variables', { skip: NOT_LINUX, timeout: 60_000 }, async () => {
+test('a host with no main script (node -e) relaunches nothing: its Node child gets none of run\'s variables', { timeout: 60_000 }, async () => {
   const host = `await import('@modelcontextprotocol/sdk/client/index.js');
 const { spawnSync } = await import('node:child_process');
 const child = spawnSync(process.execPath, ['-p', "['NODE_OPTIONS', 'MCP_ORDERED_DISPATCH_RUN'].map((name) => process.env[name] ?? '').join('|')"], { env: { ...process.env }, encoding: 'utf8' });
@@ -138,13 +131,7 @@ process.stdout.write(JSON.stringify({ child: child.stdout }) + '\\n');`;
   assert.deepEqual(result, { child: '|\n' });
 });
 
-test('a host that loads the SDK lazily (a literal import()) is a host from its start: the command it runs before the import gets none of run\'s variables', { skip: NOT_LINUX, timeout: 60_000 }, async () => {
-  const host = path.join(resolvingHome(dir, 'lazy'), 'lazy-host.mjs');
-  fs.writeFileSync(host, `import { execSync } from 'node:child_process';
-const before = execSync(${JSON.stringify(CARRIERS_SHELL)}, { encoding: 'utf8' });
-const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-process.stdout.write(JSON.stringify({ before, loaded: typeof Client }) + '\\n');
-`);
-  const [result] = await lines([process.execPath, host], { underRun: true, env: {} });
-  assert.deepEqual(result, { before: NONE, loaded: 'function' });
+test('a host that loads the SDK lazily (a literal import()) is a host from its start: the command it runs before the import gets none of run\'s variables', { timeout: 60_000 }, async () => {
+  const [result] = await lines([process.execPath, path.join(PROGRAMS, 'lazy-host.mjs')], { underRun: true, env: {} });
+  assert.deepEqual(result, { before: '|||\n', loaded: 'function' });
 });

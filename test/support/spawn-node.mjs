@@ -5,6 +5,13 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { TIMEOUT_SCALE } from './wine/limits.mjs';
 
+/** The user's environment for a command a test starts: none of the test runner's or the fix's settings, and `extra`. */
+export function userEnv(extra = {}) {
+  const env = { ...process.env, ...extra };
+  for (const name of ['NODE_TEST_CONTEXT', 'NODE_OPTIONS', 'BUN_OPTIONS', 'BUN_INSPECT_PRELOAD', 'MCP_ORDERED_DISPATCH_RUN', 'BUN_BE_BUN']) delete env[name];
+  return env;
+}
+
 /** PATH with this Node's own directory first, so `npm` and `#!/usr/bin/env node` scripts run on the same Node line. */
 export function pathWithThisNode(env = process.env) {
   return [path.dirname(process.execPath), env.PATH ?? ''].join(path.delimiter);
