@@ -8,7 +8,7 @@
 // user starts the host through the launcher again and again.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,9 +21,10 @@ const BIN = fileURLToPath(new URL('../../bin/mcp-ordered-dispatch.cjs', import.m
 const { nativeLauncher } = require('../../lib/native/launcher.cjs');
 const NOBODY = 65534;
 const ROUNDS = 60;
-// renameat2's number, by architecture.
-const RENAMEAT2 = { x64: 316, arm64: 276 }[process.arch];
-const skip = process.platform !== 'linux' || RENAMEAT2 === undefined ? 'setpriv and renameat2 (x64, arm64) are Linux\'s'
+// renameat2's number, by the architecture of the perl that calls it (under test:arm64's qemu-user this Node is arm64, the machine's perl x64).
+const PERL_ARCH = process.platform === 'linux' ? spawnSync('perl', ['-MConfig', '-e', 'print $Config{archname}'], { encoding: 'utf8' }).stdout ?? '' : '';
+const RENAMEAT2 = /^x86_64/.test(PERL_ARCH) ? 316 : /^aarch64/.test(PERL_ARCH) ? 276 : undefined;
+const skip = process.platform !== 'linux' || RENAMEAT2 === undefined ? 'setpriv, perl and renameat2 (x64, arm64) are Linux\'s'
   : process.getuid() !== 0 ? 'runs the other user as nobody, which only root can (setpriv)'
     : !fs.existsSync('/usr/bin/setpriv') && 'no setpriv';
 
