@@ -68,8 +68,15 @@ async function start(node, underRun, nodeOptions) {
   const [command, args] = underRun ? [process.execPath, [BIN, 'run', '--', node, app]] : [node, [app]];
   const r = await runCommand(command, args, { cwd: dir, env, timeout: 120_000 });
   const lines = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line)) : [];
-  const launcher = new Set(lines.filter(([, , script]) => script === BIN).map(([pid]) => pid));
-  const ran = lines.filter(([pid]) => !launcher.has(pid)).map(([, thread]) => thread).sort();
+  // run's own Node runs the preload too (NODE_OPTIONS). On Node 22.15+ it becomes the host by execve, with the same pid:
+  // each line is the launcher's or the host's by the script its process's main thread last ran for (a Worker's line names none).
+  const scriptOf = new Map();
+  const ran = [];
+  for (const [pid, thread, script] of lines) {
+    if (thread === 'main') scriptOf.set(pid, script);
+    if (scriptOf.get(pid) !== BIN) ran.push(thread);
+  }
+  ran.sort();
   return { r, ran };
 }
 
