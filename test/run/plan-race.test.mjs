@@ -15,6 +15,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { runCommand, show } from '../support/spawn-node.mjs';
+import { TIMEOUT_SCALE } from '../support/wine/limits.mjs';
 
 const require = createRequire(import.meta.url);
 const BIN = fileURLToPath(new URL('../../bin/mcp-ordered-dispatch.cjs', import.meta.url));
@@ -38,7 +39,7 @@ after(() => {
   for (const d of [mine, theirs]) if (d) fs.rmSync(d, { recursive: true, force: true });
 });
 
-test(`a plans folder another user swaps in a loop is never started directly: ${ROUNDS} starts, none with their variables`, { skip, timeout: 300_000 }, async (t) => {
+test(`a plans folder another user swaps in a loop is never started directly: ${ROUNDS} starts, none with their variables`, { skip, timeout: 300_000 * TIMEOUT_SCALE }, async (t) => {
   const plans = path.join(mine, 'plans');
   fs.mkdirSync(plans, { mode: 0o700 });
   fs.mkdirSync(path.join(mine, 'bin'));
