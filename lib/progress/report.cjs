@@ -15,6 +15,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
+const { isBunEmbeddedPath } = require('../native/platform.cjs');
 
 /** The record's format; lib/report/ reads the versions it knows. */
 const REPORT_VERSION = 2;
@@ -31,12 +32,13 @@ function runtimeOf() {
 
 /**
  * What the record says of the command line: the program (the script, else the
- * executable) and the names of the options after it, never their values (a
+ * executable: a compiled one's too) and the names of the options after it, never their values (a
  * secret may follow `--api-key`) or any other argument (a prompt).
  */
 function commandLine() {
   const argv = process.argv;
-  const script = typeof argv[1] === 'string' && path.isAbsolute(argv[1]) ? argv[1] : undefined;
+  // A Bun-compiled executable's argv[1] is its embedded entry (/$bunfs/…, B:\~BUN\…): the executable names it.
+  const script = typeof argv[1] === 'string' && path.isAbsolute(argv[1]) && !isBunEmbeddedPath(argv[1]) ? argv[1] : undefined;
   const options = [];
   for (const arg of argv.slice(script === undefined ? 1 : 2)) {
     if (arg === '--') break;
@@ -49,7 +51,7 @@ function commandLine() {
 /** The host's own package: name and version of the nearest package.json of its script, else of its executable. */
 function hostPackage(packageOf) {
   for (const file of [process.argv[1], process.execPath]) {
-    if (typeof file !== 'string' || !path.isAbsolute(file) || file.startsWith('/$bunfs/')) continue;
+    if (typeof file !== 'string' || !path.isAbsolute(file) || isBunEmbeddedPath(file)) continue;
     try {
       const pkg = packageOf(fs.realpathSync(file));
       if (pkg !== undefined) return { name: pkg.name, version: pkg.version };
