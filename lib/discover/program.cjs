@@ -177,26 +177,78 @@ function programHoldsSdk(file) {
 /** The most entries a folder may hold for its executables to be read as a launcher's (a package's bin folder). */
 const MAX_BESIDE = 32;
 
-/**
- * A compiled executable holding an SDK in the folder of the launcher at
- * `file` (a package's bin folder: Kilo's bin/.kilo beside bin/kilo), or
- * undefined; a folder of more than MAX_BESIDE entries is not read.
- */
-function sdkExecutableBeside(file) {
-  try {
-    const dir = path.dirname(file);
-    const names = fs.readdirSync(dir);
-    if (names.length > MAX_BESIDE) return undefined;
-    const { compiledKindOf } = require('./compiled.cjs');
-    for (const name of names) {
-      const at = path.join(dir, name);
-      if (at === file || compiledKindOf(at, { sea: false })?.kind !== 'bun') continue;
-      if (require('./bun-graph.cjs').holdsSdkClasses(at) === true) return at;
-    }
-  } catch {
-    // An unreadable folder: none.
+/** A Bun-compiled executable holding an SDK in `dir` (not `file`), or undefined; a folder of more than MAX_BESIDE entries is not read. */
+function sdkExecutableIn(dir, file) {
+  const names = fs.readdirSync(dir);
+  if (names.length > MAX_BESIDE) return undefined;
+  const { compiledKindOf } = require('./compiled.cjs');
+  for (const name of names) {
+    const at = path.join(dir, name);
+    if (at === file || compiledKindOf(at, { sea: false })?.kind !== 'bun') continue;
+    if (require('./bun-graph.cjs').holdsSdkClasses(at) === true) return at;
   }
   return undefined;
 }
 
-module.exports = { programHoldsSdk, sdkExecutableBeside };
+/** Whether a package.json's `os` or `cpu` list (a name, or `!name` to leave one out) admits `value`. */
+function admits(list, value) {
+  if (!Array.isArray(list) || list.length === 0) return true;
+  if (list.includes(`!${value}`)) return false;
+  return list.includes(value) || list.every((entry) => typeof entry === 'string' && entry.startsWith('!'));
+}
+
+/** This platform's C library as package.json's `libc` names it (Linux only; elsewhere none is said). */
+function libc() {
+  if (process.platform !== 'linux') return 'none';
+  return require('../native/platform.cjs').platformArchABI().endsWith('-musl') ? 'musl' : 'glibc';
+}
+
+/**
+ * The Bun-compiled executable holding an SDK that the launcher at `file`
+ * (a script holding none: a package's bin launcher) starts, or undefined:
+ * one beside it (Kilo's bin/.kilo, which its postinstall puts beside
+ * bin/kilo), else one in the bin folder of its package's platform package
+ * for this platform (an optional dependency whose `os` and `cpu` admit this
+ * one: @kilocode/cli-linux-x64's bin/kilo, which bin/kilo finds where no
+ * postinstall ran). Folders of more than MAX_BESIDE entries are not read.
+ */
+function sdkExecutableOfLauncher(file) {
+  try {
+    const beside = sdkExecutableIn(path.dirname(file), file);
+    if (beside !== undefined) return beside;
+    const { packageOf } = require('./package-of.cjs');
+    const root = packageOf(file)?.root;
+    const deps = root === undefined ? undefined : readJson(path.join(root, 'package.json'))?.optionalDependencies;
+    if (deps === null || typeof deps !== 'object') return undefined;
+    for (const name of Object.keys(deps)) {
+      const dir = packageDirFrom(root, name);
+      const json = dir === undefined ? undefined : readJson(path.join(dir, 'package.json'));
+      if (json === undefined || !admits(json.os, process.platform) || !admits(json.cpu, process.arch) || !admits(json.libc, libc())) continue;
+      const bin = path.join(dir, 'bin');
+      const found = fs.existsSync(bin) ? sdkExecutableIn(bin, file) : undefined;
+      if (found !== undefined) return found;
+    }
+  } catch {
+    // An unreadable folder or package: none.
+  }
+  return undefined;
+}
+
+/**
+ * The runners: programs whose work is to start the command a user names,
+ * by a package's bin or script, often through a shell (npx and `npm exec`,
+ * `npm run`, pnpm's dlx and run, yarn's, corepack's shims) or by watching
+ * it (nodemon, tsx, ts-node, concurrently, npm-run-all). By their package's name.
+ */
+const RUNNERS = new Set(['npm', 'pnpm', 'yarn', '@yarnpkg/cli-dist', 'corepack', 'nodemon', 'concurrently', 'npm-run-all', 'npm-run-all2', 'tsx', 'ts-node']);
+
+/** Whether the script at `file` (a real path) is a runner's (RUNNERS: by its nearest named package.json). */
+function isRunner(file) {
+  try {
+    return RUNNERS.has(require('./package-of.cjs').packageOf(file)?.name);
+  } catch {
+    return false;
+  }
+}
+
+module.exports = { programHoldsSdk, sdkExecutableOfLauncher, isRunner };

@@ -1,6 +1,7 @@
 'use strict';
 // `mcp-ordered-dispatch doctor <executable>...`: a compiled host read, not
-// run. For a Bun-compiled executable, its embedded modules that hold SDK
+// run (a launcher script, as npm's bin of a host, is read through to the
+// executable it starts; a script holding the SDK is said to be reached). For a Bun-compiled executable, its embedded modules that hold SDK
 // classes (lib/discover/bun-graph.cjs), whether the search by shape
 // recognises each, and whether `run` reaches each: register's rule for the
 // module (the entry module and a chunk wrapped otherwise are not reached)
@@ -29,8 +30,9 @@ function readExecutable(name, { cwd, env }) {
   const graph = readBunGraph(real);
   if (graph === undefined) {
     const kind = compiledKindOf(real, { sea: false })?.kind;
-    const what = kind === undefined ? 'not a compiled executable' : 'a compiled executable, but not a Bun-compiled one (doctor reads the embedded modules of Bun-compiled executables)';
-    return { name, file, kind: kind ?? 'none', ok: false, message: `${name} (${file}): ${what}` };
+    if (kind === undefined) return readScript(name, file, real, { cwd, env });
+    const what = 'a compiled executable, but not a Bun-compiled one (doctor reads the embedded modules of Bun-compiled executables)';
+    return { name, file, kind, ok: false, message: `${name} (${file}): ${what}` };
   }
   const compiled = { kind: 'bun', execArgv: graph.execArgv, blocksBunOptions: blocksBunOptions(graph.execArgv), layout: graph.layout };
   const wayIn = bunWayInWords(compiled);
@@ -40,6 +42,21 @@ function readExecutable(name, { cwd, env }) {
   });
   const ok = sdk.length > 0 && sdk.every((m) => m.reached) && !graph.truncated;
   return { name, file, kind: 'bun', format: graph.format, bytes: graph.bytes, execArgv: graph.execArgv, layout: graph.layout, modules: graph.modules, entry: graph.entry, bytecodeOnly: graph.bytecodeOnly, truncated: graph.truncated, wayIn, sdk, ok };
+}
+
+/**
+ * A file that is no compiled executable: a script that holds the SDK (run
+ * reaches it through the runtime that starts it), a launcher holding none
+ * that starts a Bun-compiled executable (read in its place), or neither.
+ */
+function readScript(name, file, real, options) {
+  const program = require('../discover/program.cjs');
+  if (program.programHoldsSdk(real)) {
+    return { name, file, kind: 'script', ok: true, sdk: [], message: `${name} (${file}): a script that holds the SDK (itself or what it imports): \`run\` reaches it, Node or Bun loading register before it` };
+  }
+  const target = program.sdkExecutableOfLauncher(real);
+  if (target !== undefined) return { ...readExecutable(target, options), name, launcher: file };
+  return { name, file, kind: 'none', ok: false, message: `${name} (${file}): not a compiled executable, nor a script that holds the SDK or starts an executable that does` };
 }
 
 /** One SDK module's line. */
@@ -52,7 +69,8 @@ function moduleLine(m) {
 /** The report of one executable read (lines). */
 function executableLines(exe) {
   if (exe.kind !== 'bun') return [`${exe.message}.`];
-  const lines = [`${exe.name}: ${exe.file} (${exe.format}, ${(exe.bytes / 1e6).toFixed(0)} MB), a Bun-compiled executable of ${exe.modules} embedded modules, entry ${exe.entry}`];
+  const lines = exe.launcher === undefined ? [] : [`${exe.name}: ${exe.launcher}, a launcher holding no SDK, starts ${exe.file}; \`run\` passes the fix through it.`];
+  lines.push(`${exe.name}: ${exe.file} (${exe.format}, ${(exe.bytes / 1e6).toFixed(0)} MB), a Bun-compiled executable of ${exe.modules} embedded modules, entry ${exe.entry}`);
   lines.push(`  way in: ${exe.wayIn.words}`);
   if (exe.sdk.length === 0) lines.push('  no embedded module holds an SDK class (Protocol or stdio transport) the search by shape finds.');
   for (const m of exe.sdk) lines.push(moduleLine(m));
@@ -68,10 +86,11 @@ function executableLines(exe) {
 function doctorExecutables(names, { cwd = process.cwd(), env = process.env } = {}) {
   const executables = names.map((name) => readExecutable(name, { cwd: path.resolve(cwd), env }));
   const lines = executables.flatMap(executableLines);
-  const found = executables.reduce((n, e) => n + (e.sdk?.length ?? 0), 0);
+  // A script holding the SDK counts as one copy found, reached.
+  const found = executables.reduce((n, e) => n + (e.kind === 'script' ? 1 : (e.sdk?.length ?? 0)), 0);
   const unreached = executables.reduce((n, e) => n + (e.sdk?.filter((m) => !m.reached).length ?? 0), 0);
   const ok = executables.every((e) => e.ok);
-  lines.push(ok ? `All ${found} SDK module(s) found are reached by \`mcp-ordered-dispatch run\`.` : `${found} SDK module(s) found, ${unreached} not reached; ${executables.filter((e) => !e.ok).length} of ${executables.length} executable(s) not all-clear (above).`);
+  lines.push(ok ? `All ${found} SDK module(s) or script(s) found are reached by \`mcp-ordered-dispatch run\`.` : `${found} SDK module(s) or script(s) found, ${unreached} not reached; ${executables.filter((e) => !e.ok).length} of ${executables.length} executable(s) not all-clear (above).`);
   return { exitCode: ok ? 0 : 1, executables, message: lines.join('\n') };
 }
 

@@ -63,13 +63,13 @@ function reachOf(file) {
   if (require('../discover/program.cjs').programHoldsSdk(fs.realpathSync(file))) {
     return { reached: true, words: 'it is a script that holds the SDK: started by Node or Bun, it gets register (from an app that loads an SDK itself, by the per-child rule\'s SDK_SCRIPT; from one that does not, passed on)' };
   }
-  // A launcher (Kilo's bin/kilo): the executable it starts, beside it.
-  const beside = require('../discover/program.cjs').sdkExecutableBeside(fs.realpathSync(file));
-  if (beside !== undefined) {
-    const reach = compiledReach(beside, compiledKindOf(beside));
-    return { reached: reach.reached, words: `it is a launcher holding no SDK that starts ${beside}: ${reach.words}` };
+  // A launcher (Kilo's bin/kilo): the executable it starts, beside it or in its platform package.
+  const target = require('../discover/program.cjs').sdkExecutableOfLauncher(fs.realpathSync(file));
+  if (target !== undefined) {
+    const reach = compiledReach(target, compiledKindOf(target));
+    return { reached: reach.reached, words: `it is a launcher holding no SDK that starts ${target}: ${reach.words}` };
   }
-  return { reached: false, words: `it is a launcher holding no SDK, and no executable it starts was found beside it: run \`npx mcp-ordered-dispatch doctor <that executable>\`` };
+  return { reached: false, words: `it is a launcher holding no SDK, and no executable it starts was found beside it or in its platform package: run \`npx mcp-ordered-dispatch doctor <that executable>\`` };
 }
 
 /**

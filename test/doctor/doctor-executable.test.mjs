@@ -96,3 +96,35 @@ test('a Bun that reads no preload, and a file that is no Bun-compiled executable
   assert.equal(node.result.executables[0].kind, 'native');
   assert.equal(node.code, 1);
 });
+
+test('a script: a launcher holding no SDK is read through to the executable in its platform package; a script holding the SDK is reached; any other is said to be neither', async () => {
+  const pkg = path.join(dir, 'launcher-pkg');
+  const platform = path.join(pkg, 'node_modules', 'launcher-pkg-platform');
+  fs.mkdirSync(path.join(pkg, 'bin'), { recursive: true });
+  fs.mkdirSync(path.join(platform, 'bin'), { recursive: true });
+  fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'launcher-pkg', version: '1.0.0', bin: { tool: 'bin/tool' }, optionalDependencies: { 'launcher-pkg-platform': '1.0.0' } }));
+  fs.writeFileSync(path.join(platform, 'package.json'), JSON.stringify({ name: 'launcher-pkg-platform', version: '1.0.0', os: [process.platform], cpu: [process.arch] }));
+  fs.copyFileSync(split, path.join(platform, 'bin', 'tool'));
+  const launcher = path.join(pkg, 'bin', 'tool');
+  fs.writeFileSync(launcher, "#!/usr/bin/env node\nrequire('node:child_process').spawnSync(require('node:path').join(__dirname, '..', 'node_modules', 'launcher-pkg-platform', 'bin', 'tool'), { stdio: 'inherit' });\n");
+  const { code, result } = await doctor(launcher);
+  const [exe] = result.executables;
+  assert.equal(exe.launcher, launcher);
+  assert.equal(exe.file, fs.realpathSync(path.join(platform, 'bin', 'tool')));
+  assert.equal(exe.kind, 'bun');
+  assert.deepEqual(exe.sdk.map((m) => m.reached), [true]);
+  assert.equal(code, 0);
+  const human = await doctor(launcher, { json: false });
+  assert.match(human.stdout, /a launcher holding no SDK, starts .*launcher-pkg-platform.*`run` passes the fix through it/);
+  // Another platform's package only: not followed.
+  fs.writeFileSync(path.join(platform, 'package.json'), JSON.stringify({ name: 'launcher-pkg-platform', version: '1.0.0', os: [process.platform === 'win32' ? 'linux' : 'win32'] }));
+  const other = await doctor(launcher);
+  assert.match(other.result.executables[0].message, /not a compiled executable, nor a script that holds the SDK or starts an executable that does/);
+  assert.equal(other.code, 1);
+  const script = path.join(dir, 'holds-sdk.mjs');
+  fs.writeFileSync(script, "import { Client } from '@modelcontextprotocol/sdk/client/index.js';\nconsole.log(Client.name);\n");
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'junction');
+  const holds = await doctor(script);
+  assert.equal(holds.result.executables[0].kind, 'script');
+  assert.equal(holds.code, 0);
+});
