@@ -18,7 +18,7 @@ function keep(map, key, value) {
   map.set(key, value);
 }
 
-/** A real path -> { identity, compiled, holdsSdk, scriptHoldsSdk, beside }: what is known of that file, while its identity holds. */
+/** A real path -> { identity, compiled, holdsSdk, scriptHoldsSdk, launches, runner }: what is known of that file, while its identity holds. */
 const files = new Map();
 
 /** What is known of the file at the real path `file`, whose identity is `identity` (lib/native/file-identity.cjs). */
@@ -46,10 +46,22 @@ const facts = {
     if (entry.holdsSdk === undefined) entry.holdsSdk = require('../discover/bun-graph.cjs').holdsSdkClasses(file) === true;
     return entry.holdsSdk;
   },
-  besideSdkExecutable(file) {
+  launchesSdkExecutable(file) {
     const entry = known(file, identities.get(file));
-    if (entry.beside === undefined) entry.beside = require('../discover/program.cjs').sdkExecutableBeside(file) !== undefined;
-    return entry.beside;
+    if (entry.launches === undefined) entry.launches = require('../discover/program.cjs').sdkExecutableOfLauncher(file) !== undefined;
+    return entry.launches;
+  },
+  // `file`: a path as a start named it, resolved against its cwd.
+  isFile(file) {
+    return realOf(file) !== undefined;
+  },
+  // `file`: a script as a start named it, resolved against its cwd.
+  isRunner(file) {
+    const real = realOf(file);
+    if (real === undefined) return false;
+    const entry = known(real, identities.get(real));
+    if (entry.runner === undefined) entry.runner = require('../discover/program.cjs').isRunner(real);
+    return entry.runner;
   },
   // `file`: a script as a start named it, resolved against its cwd.
   scriptHoldsSdk(file) {

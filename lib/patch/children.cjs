@@ -2,8 +2,9 @@
 // The per-child rule (lib/rule/children.cjs) applied where this process
 // starts children and threads. Under `run`, register arms it at start
 // (armAtStart(), from lib/register/hooks.cjs): until this thread patches an
-// SDK class, children get the environment as given, but for one nothing
-// reaches, which gets none of run's variables. When the thread has patched
+// SDK class (a launcher), children that do MCP work or run what the user
+// names (runners) get run's variables, the others the user's own; a runner
+// (npm, npx: selfOf().runner) passes them on to everything. When the thread has patched
 // its first SDK class and taken the variables out (fix-env.cjs tells
 // armChildren()), children that do MCP work get them back, the others the
 // user's own, and Workers get the fix: a Worker takes the variables out of
@@ -57,14 +58,15 @@ function selfOf() {
   if (self !== undefined) return self;
   const scripts = new Set();
   const main = process.argv[1];
-  const compiled = (typeof main === 'string' && /^(\/\$bunfs\/|[A-Z]:[\\/]~BUN[\\/])/.test(main)) || isSea();
+  const compiled = require('../native/platform.cjs').isBunEmbeddedPath(main) || isSea();
   const noMain = typeof process._eval === 'string' || typeof main !== 'string' || main === '-';
   if (!compiled && !noMain) {
     const resolved = path.resolve(main);
     scripts.add(resolved);
     scripts.add(realOr(resolved));
   }
-  self = { file: realOr(process.execPath), compiled, scripts, spacedPath: /\s/.test(registerMjs() ?? '') };
+  const runner = scripts.size > 0 && require('../discover/program.cjs').isRunner([...scripts].pop());
+  self = { file: realOr(process.execPath), compiled, scripts, runner, spacedPath: /\s/.test(registerMjs() ?? '') };
   return self;
 }
 
@@ -123,7 +125,7 @@ function envFor(command, args, env, cwd, whole = () => env) {
       return marker.envWithMarked(whole(), marksFor(decision.carriers));
     }
     if (decision.fix === 'take-out') debug('%s (%s): none of run\'s variables for it', command, decision.reason);
-    else if (!fixed) return undefined; // a wrapper passes the environment on
+    else if (!fixed && selfOf().runner) return undefined; // a runner passes the environment on to what it runs
     // In a fixed thread, an environment copied before ours was taken out (Bun 1.3's Worker gives its children one): the user's own.
     if (env[marker.MARKER] === undefined) return undefined;
     const own = { ...whole() };

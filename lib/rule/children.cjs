@@ -20,26 +20,34 @@
 //     such a script started by its #! line; a test runner runs no script;
 //   - SDK_EXECUTABLE: a Bun-compiled executable with a way in whose embedded
 //     modules hold SDK classes (Claude Code started by an Agent SDK app);
-//   - STEP: a script (started by its #! line) holding no SDK beside a
-//     compiled executable that holds one: a package's bin launcher (Kilo's
-//     bin/kilo, which starts bin/.kilo), which passes the fix on and adds
-//     what that executable's Bun reads.
+//   - STEP: a script (started by its #! line) holding no SDK that starts a
+//     compiled executable holding one, beside it or in its package's
+//     platform package: a package's bin launcher (Kilo's bin/kilo, which
+//     starts bin/.kilo or @kilocode/cli-linux-x64's bin/kilo), which passes
+//     the fix on and adds what that executable's Bun reads.
 // The servers a patched stdio transport starts get them through the
 // transport itself (lib/patch/fix-env.cjs). Every other child gets the
 // environment it was given: the user's own.
 //
-// Before a thread has patched anything (a launcher: npx, a bin shim, an app
-// whose SDK starts its host), the variables are still in the environment
-// and pass on, with, for an SDK_EXECUTABLE, the carriers its Bun reads
-// added (`opencode serve` reads only BUN_INSPECT_PRELOAD); a child that
-// nothing reaches (BAIL_OUTS of lib/rule/ways-in.cjs) gets none of them,
-// whoever starts it.
+// Before a thread has patched anything (a launcher: a bin launcher, an app
+// whose SDK starts its host), the variables are still in the environment.
+// A child is decided by the same rows but SERVER and RELAUNCH: one doing MCP
+// work by what it is gets them (for an SDK_EXECUTABLE, with the carriers its
+// Bun reads added: `opencode serve` reads only BUN_INSPECT_PRELOAD); so does
+//   - RUNNER: a program whose work is to start what the user names (npm,
+//     npx, pnpm, yarn, nodemon, tsx: lib/discover/program.cjs's RUNNERS; Bun
+//     on a package's bin or script, `bun x`, `bun run dev`).
+// Every other child gets the user's own environment (the caller takes the
+// variables out), but where the launcher is itself a runner, which passes
+// them on to all it starts; a child that nothing reaches (BAIL_OUTS of
+// lib/rule/ways-in.cjs) gets none of them, whoever starts it.
 
 const path = require('node:path');
 const { wayIn } = require('./ways-in.cjs');
 
 /** A runtime's file name: Node's and Bun's (Windows' with .exe). */
 const RUNTIME_NAME = /^(?:node|nodejs|bun)(?:\.exe)?$/i;
+const BUN_NAME = /^bun(?:\.exe)?$/i;
 
 /** Node's options that take their value as the next argument (`--require x`), of those a start names a script after. */
 const NODE_VALUED = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader', '-C', '--conditions', '--input-type', '--title', '--env-file', '--env-file-if-exists', '--inspect-port', '--debug-port', '--stack-size', '--max-old-space-size', '--watch-path', '--experimental-config-file', '--preload', '--cwd', '--config', '--tsconfig-override', '--define', '-d', '--port']);
@@ -55,7 +63,7 @@ const BUN_NO_SCRIPT = new Set(['test', 'x', 'install', 'i', 'add', 'remove', 'rm
  * runner (bun x).
  */
 function scriptOf(file, args) {
-  const bun = /^bun(?:\.exe)?$/i.test(path.basename(file));
+  const bun = BUN_NAME.test(path.basename(file));
   let first = true;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
@@ -87,8 +95,9 @@ function scriptOf(file, args) {
  * compiled(file) (lib/discover/compiled.cjs's compiledKindOf()),
  * holdsSdk(file) (a Bun-compiled executable's embedded modules),
  * scriptHoldsSdk(file) (a script and what it imports: lib/discover/program.cjs),
- * besideSdkExecutable(file) (a compiled executable holding an SDK in the
- * same small folder: a package's bin launcher) } read only when asked.
+ * launchesSdkExecutable(file) (a compiled executable holding an SDK beside
+ * it or in its package's platform package: a package's bin launcher),
+ * isRunner(file) (a runner's script), isFile(file) } read only when asked.
  * Returns { fix: 'put-back' | 'take-out' | undefined (as given), reason, carriers (put-back) }.
  */
 function childFix(child, self, fixed, facts) {
@@ -99,21 +108,27 @@ function childFix(child, self, fixed, facts) {
   }
   const runtime = (child.file === self.file && self.compiled !== true) || RUNTIME_NAME.test(path.basename(child.file));
   if (runtime) {
-    if (!fixed) return { fix: undefined };
     const script = scriptOf(child.file, child.args);
-    if (script !== undefined && facts.scriptHoldsSdk(path.resolve(child.cwd, script)) === true) return { fix: 'put-back', reason: 'SDK_SCRIPT', carriers: undefined };
+    const at = script === undefined ? undefined : path.resolve(child.cwd, script);
+    if (at !== undefined && facts.scriptHoldsSdk(at) === true) return { fix: 'put-back', reason: 'SDK_SCRIPT', carriers: undefined };
+    if (!fixed && at !== undefined && facts.isRunner(at) === true) return { fix: 'put-back', reason: 'RUNNER', carriers: undefined };
+    // A launcher's Bun on what is no file: a package's bin or script (`bun x`, `bun run dev`).
+    if (!fixed && BUN_NAME.test(path.basename(child.file)) && (at === undefined ? /^(x|run)$/.test(child.args.find((arg) => !arg.startsWith('-')) ?? '') : !facts.isFile(at))) {
+      return { fix: 'put-back', reason: 'RUNNER', carriers: undefined };
+    }
     return { fix: undefined };
   }
   const compiled = facts.compiled(child.file);
-  if (compiled === undefined && fixed) {
-    // A script started by its #! line: one that holds an SDK, or a launcher beside a compiled executable that does (Kilo's bin/kilo).
+  if (compiled === undefined) {
+    // A script started by its #! line: one that holds an SDK, a launcher of a compiled executable that does (Kilo's bin/kilo), or, from a launcher, a runner.
     if (facts.scriptHoldsSdk(child.file) === true) return { fix: 'put-back', reason: 'SDK_SCRIPT', carriers: undefined };
-    if (facts.besideSdkExecutable(child.file) === true) return { fix: 'put-back', reason: 'STEP', carriers: undefined };
+    if (facts.launchesSdkExecutable(child.file) === true) return { fix: 'put-back', reason: 'STEP', carriers: undefined };
+    if (!fixed && facts.isRunner(child.file) === true) return { fix: 'put-back', reason: 'RUNNER', carriers: undefined };
     return { fix: undefined };
   }
   if (compiled?.kind !== 'bun' && compiled?.kind !== 'node-sea') return { fix: undefined };
   const way = wayIn({ compiled, spacedPath: self.spacedPath === true });
-  if (way.bailOut !== undefined) return { fix: fixed ? undefined : 'take-out', reason: way.bailOut };
+  if (way.bailOut !== undefined) return { fix: 'take-out', reason: way.bailOut };
   if (facts.holdsSdk(child.file) === true) return { fix: 'put-back', reason: 'SDK_EXECUTABLE', carriers: way.carriers };
   return { fix: undefined };
 }

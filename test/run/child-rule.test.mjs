@@ -30,20 +30,31 @@ test('the script a runtime runs: none for inline code, a REPL, stdin, a test run
   }
 });
 
-test('childFix: SDK_SCRIPT and STEP in a fixed thread only; RELAUNCH never from a process with no main script; SDK_EXECUTABLE from a launcher too', () => {
+test('childFix: SDK_SCRIPT, STEP and SDK_EXECUTABLE in a fixed thread and a launcher; RUNNER from a launcher only; RELAUNCH never from a process with no main script', () => {
   const self = { file: '/usr/bin/node', compiled: false, scripts: new Set([path.resolve('/app/host.js')]), spacedPath: false };
   const noMain = { ...self, scripts: new Set() };
   const bun = { kind: 'bun', execArgv: '--smol --', blocksBunOptions: true, layout: { moduleBytes: 52, offsetsBytes: 32 } };
   const facts = (holds) => ({
-    compiled: (file) => (file === '/opt/host' ? bun : file.startsWith('/app/bin/') ? undefined : { kind: 'native' }),
+    compiled: (file) => (file === '/opt/host' ? bun : file.startsWith('/app/') ? undefined : { kind: 'native' }),
     holdsSdk: (file) => file === '/opt/host',
-    besideSdkExecutable: (file) => file === '/app/bin/kilo',
+    launchesSdkExecutable: (file) => file === '/app/bin/kilo',
     scriptHoldsSdk: (file) => holds.map((h) => path.resolve(h)).includes(path.resolve(file)),
+    isRunner: (file) => ['/npm/bin/npx-cli.js', '/app/node_modules/.bin/tsx'].includes(path.resolve(file)),
+    isFile: (file) => path.resolve(file) === path.resolve('/app/tool.js'),
   });
   const child = (file, args) => ({ file, args, cwd: '/app', byTransport: false });
   const rows = [
     [child('/usr/bin/node', ['cli.js']), self, true, ['/app/cli.js'], 'put-back', 'SDK_SCRIPT'],
-    [child('/usr/bin/node', ['cli.js']), self, false, ['/app/cli.js'], undefined, undefined],
+    [child('/usr/bin/node', ['cli.js']), self, false, ['/app/cli.js'], 'put-back', 'SDK_SCRIPT'],
+    [child('/usr/bin/node', ['tool.js']), self, false, ['/app/cli.js'], undefined, undefined],
+    [child('/usr/bin/node', ['/npm/bin/npx-cli.js', 'some-host']), self, false, [], 'put-back', 'RUNNER'],
+    [child('/usr/bin/node', ['/npm/bin/npx-cli.js', 'some-host']), self, true, [], undefined, undefined],
+    [child('/app/node_modules/.bin/tsx', ['server.ts']), self, false, [], 'put-back', 'RUNNER'],
+    [child('/app/node_modules/.bin/tsx', ['server.ts']), self, true, [], undefined, undefined],
+    [child('/opt/bun/bin/bun', ['x', 'some-host']), self, false, [], 'put-back', 'RUNNER'],
+    [child('/opt/bun/bin/bun', ['run', 'dev']), self, false, [], 'put-back', 'RUNNER'],
+    [child('/opt/bun/bin/bun', ['run', 'tool.js']), self, false, [], undefined, undefined],
+    [child('/opt/bun/bin/bun', ['x', 'some-host']), self, true, [], undefined, undefined],
     [child('/usr/bin/node', ['other.js']), self, true, ['/app/cli.js'], undefined, undefined],
     [child('/usr/bin/node', ['--test', 'cli.js']), self, true, ['/app/cli.js'], undefined, undefined],
     [child('/usr/bin/node', ['host.js']), self, true, [], 'put-back', 'RELAUNCH'],
@@ -53,7 +64,7 @@ test('childFix: SDK_SCRIPT and STEP in a fixed thread only; RELAUNCH never from 
     [child('/bin/sh', ['-c', 'node cli.js']), self, true, ['/app/cli.js'], undefined, undefined],
     [child('/app/bin/cli', []), self, true, ['/app/bin/cli'], 'put-back', 'SDK_SCRIPT'],
     [child('/app/bin/kilo', []), self, true, [], 'put-back', 'STEP'],
-    [child('/app/bin/kilo', []), self, false, [], undefined, undefined],
+    [child('/app/bin/kilo', []), self, false, [], 'put-back', 'STEP'],
     [child('/app/bin/other', []), self, true, [], undefined, undefined],
   ];
   for (const [c, s, fixed, holds, fix, reason] of rows) {

@@ -101,6 +101,20 @@ test('a bin launcher holding no SDK starts a Bun-compiled executable holding one
   assert.equal(fixed.lost, 0, JSON.stringify(fixed));
   assert.equal(fixed.patched, true, JSON.stringify(fixed));
   assert.equal(launcher.status, 0, JSON.stringify(launcher));
+  assert.equal(launcher.shell, NONE, 'the launcher\'s shell command');
+  // The executable in the launcher's platform package instead (@kilocode/cli's bin/kilo where no postinstall put bin/.kilo beside it).
+  const platform = path.join(dir, 'kilo-like', 'node_modules', 'kilo-like-platform');
+  fs.mkdirSync(path.join(platform, 'bin'), { recursive: true });
+  fs.writeFileSync(path.join(platform, 'package.json'), JSON.stringify({ name: 'kilo-like-platform', version: '1.0.0', os: [process.platform], cpu: [process.arch] }));
+  fs.renameSync(path.join(bin, '.host'), path.join(platform, 'bin', 'host'));
+  fs.writeFileSync(path.join(dir, 'kilo-like', 'package.json'), JSON.stringify({ name: 'kilo-like', version: '1.0.0', bin: { tool: 'bin/tool' }, optionalDependencies: { 'kilo-like-platform': '1.0.0', 'kilo-like-other': '1.0.0' } }));
+  const withPlatform = { ...env, LAUNCHER_HOST: path.join(platform, 'bin', 'host') };
+  const [inPackage, itsLauncher] = await lines([path.join(bin, 'tool')], { underRun: true, env: withPlatform, cwd: bin });
+  assert.equal(inPackage.lost, 0, JSON.stringify(inPackage));
+  assert.equal(itsLauncher.shell, NONE, 'the launcher\'s shell command');
+  const [byAppInPackage] = await lines([process.execPath, path.join(PROGRAMS, 'app-spawns.mjs'), path.join(bin, 'tool')], { underRun: true, env: withPlatform });
+  assert.equal(byAppInPackage.lost, 0, JSON.stringify(byAppInPackage));
+  fs.renameSync(path.join(platform, 'bin', 'host'), path.join(bin, '.host'));
   // Started by an app that holds the SDK itself (run's variables out of its environment): the launcher is a step toward the executable.
   const [byApp] = await lines([process.execPath, path.join(PROGRAMS, 'app-spawns.mjs'), path.join(bin, 'tool')], { underRun: true, env });
   assert.equal(byApp.lost, 0, JSON.stringify(byApp));
