@@ -21,7 +21,7 @@ import { countingServer, readServerLog, readReport, showReport, showServers } fr
 const CALLS = 3;
 
 /** opencode's and Kilo's config: the server, a custom provider at `url`, every tool allowed. */
-const opencodeConfig = (server, url) => ({
+export const opencodeConfig = (server, url) => ({
   mcp: { raw: { type: 'local', command: [server.command, ...server.args] } },
   ...(url ? { provider: { standin: { npm: '@ai-sdk/openai-compatible', name: 'Stand-in', options: { baseURL: `${url}/v1`, apiKey: 'sk-check-hosts' }, models: { m: { name: 'm', tool_call: true } } } }, model: 'standin/m', small_model: 'standin/m' } : {}),
   permission: { '*': 'allow' },
@@ -39,7 +39,7 @@ const COMMANDS = {
 };
 
 /** The environment opencode and Kilo run offline with. */
-const OFFLINE = { OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_SHARE: '1', KILO_DISABLE_MODELS_FETCH: '1', KILO_DISABLE_AUTOUPDATE: '1', KILO_DISABLE_SHARE: '1' };
+export const OFFLINE = { OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_SHARE: '1', KILO_DISABLE_MODELS_FETCH: '1', KILO_DISABLE_AUTOUPDATE: '1', KILO_DISABLE_SHARE: '1' };
 
 /** `--version` and `mcp list` under run with the probe: printed; { ok, patchedClasses }. */
 export async function checkCommands(host, exe, env, cwd, home) {

@@ -12,6 +12,7 @@ import { checkRelauncher } from './relaunchers.mjs';
 import { checkAgentSdk, checkGateway } from './agent-sdk.mjs';
 import { checkCopilot, checkAmp } from './others.mjs';
 import { canarySdkAndBun } from './canary.mjs';
+import { checkApp } from './apps.mjs';
 
 /** A Bun-compiled host's checks: its commands with the probe, what its family adds, doctor. Rows: [ok, what, version, detail]. */
 async function checkCompiled(host) {
@@ -50,6 +51,7 @@ async function checkHost(host) {
       const r = await checkRelauncher(host);
       return [[r.ok, ...r.row]];
     }
+    if (host.family === 'apps') return await checkApp(host);
     if (host.name === 'agent-sdk') return [...(await checkAgentSdk(host)), ...(await checkGateway(host))];
     if (host.name === 'copilot') return await checkCopilot(host);
     if (host.name === 'amp') return await checkAmp(host);

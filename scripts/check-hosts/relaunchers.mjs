@@ -18,15 +18,22 @@ import { countingServer, readServerLog, readReport, showReport, showServers, she
 
 const CALLS = 3;
 
+/** Qwen Code's calls: the counting server's tool through its tool_call bridge, 3 times, and one shell command. */
+export const qwenCalls = () =>
+  [...Array(CALLS).keys()].map((i) => ({ id: `call_${i}`, pick: (n) => n === 'tool_call', args: { name: 'mcp__raw__progress', arguments: {} } })).concat([{ id: 'call_shell', pick: (n) => n === 'run_shell_command', args: { command: shellCommand(), description: 'Print the environment' } }]);
+
+/** The SDK's "unknown token" errors in Qwen Code's debug log (~/.qwen/debug, written under --debug). */
+export const qwenUnknownToken = (home) => countIn(path.join(home, '.qwen', 'debug'), /Received a progress notification for an unknown token/);
+
 /** Qwen Code calls an MCP tool through its tool_call bridge (its MCP tools are deferred); Gemini CLI directly. */
 const SETUPS = {
   qwen: {
     api: openAiApi,
-    calls: () => [...Array(CALLS).keys()].map((i) => ({ id: `call_${i}`, pick: (n) => n === 'tool_call', args: { name: 'mcp__raw__progress', arguments: {} } })).concat([{ id: 'call_shell', pick: (n) => n === 'run_shell_command', args: { command: shellCommand(), description: 'Print the environment' } }]),
+    calls: () => qwenCalls(),
     configure: (home, server) => write(path.join(home, '.qwen', 'settings.json'), { mcpServers: { raw: server }, security: { auth: { selectedType: 'openai' } }, model: { name: 'stand-in' } }),
     env: (url) => ({ OPENAI_API_KEY: 'sk-check-hosts', OPENAI_BASE_URL: `${url}/v1`, OPENAI_MODEL: 'stand-in' }),
     args: ['-p', 'Call the progress tool three times and run the command.', '--yolo', '--debug'],
-    unknownToken: (home) => countIn(path.join(home, '.qwen', 'debug'), /Received a progress notification for an unknown token/),
+    unknownToken: (home) => qwenUnknownToken(home),
   },
   gemini: {
     api: geminiApi,

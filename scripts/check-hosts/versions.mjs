@@ -18,10 +18,20 @@ export const HOSTS = [
   { name: 'agent-sdk', family: 'agent-sdk', pkg: '@anthropic-ai/claude-agent-sdk', version: '0.3.337', bin: 'sdk.mjs', node: '24.22.3' },
   { name: 'copilot', family: 'others', pkg: '@github/copilot', version: '1.0.102', bin: 'npm-loader.js', node: '24.22.3' },
   { name: 'amp', family: 'others', pkg: '@ampcode/cli-linux-x64', version: '0.0.1790142911-g7618fb', bin: 'amp' },
+  // Hosts started by what holds no MCP client: an app on the host's own SDK, a launcher (apps.mjs).
+  { name: 'opencode-app', family: 'apps', pkg: '@opencode-ai/sdk', version: '1.19.6', bin: 'dist/index.js' },
+  { name: 'qwen-app', family: 'apps', pkg: '@qwen-code/sdk', version: '0.1.14', bin: 'dist/index.mjs', node: '24.22.3' },
+  { name: 'kilo-launcher', family: 'apps', pkg: '@kilocode/cli', version: '7.7.7', bin: 'bin/kilo' },
 ];
 
-/** Packages a check needs beside its host (the gateway's SDK), installed at these versions with the hosts. */
-export const EXTRA = [{ pkg: '@modelcontextprotocol/sdk', version: '1.32.2' }];
+/**
+ * Packages a check needs beside its host, installed at these versions with the hosts: the gateway's SDK,
+ * and opencode-ai, whose bin puts `opencode` on PATH for the opencode app (apps.mjs).
+ */
+export const EXTRA = [
+  { pkg: '@modelcontextprotocol/sdk', version: '1.32.2' },
+  { pkg: 'opencode-ai', version: '1.18.33' },
+];
 
 /** Claude Code's executables for the other platforms: read (compiledKindOf), never run. */
 export const FOREIGN = ['darwin-arm64', 'darwin-x64', 'win32-x64'].map((platform) => ({
