@@ -140,4 +140,33 @@ function fileOf(command, env, cwd) {
   return realOf(file);
 }
 
-module.exports = { facts, fileOf, realOr };
+/** Windows' command interpreter, as a start names it. */
+const CMD = /^cmd(?:\.exe)?$/i;
+
+/**
+ * What `file args` starts when `file` is Windows' cmd.exe running one
+ * command (`cmd /d /s /c "NAME ARGS"`, as cross-spawn starts a `.cmd`, its
+ * metacharacters escaped with ^): { file, args } of NAME found from `cwd`
+ * with `env`'s PATH and PATHEXT, an npm shim (lib/discover/shims.cjs) read
+ * through to what it starts, as `run` does; undefined for any other start,
+ * and where NAME is not found.
+ */
+function throughCmd(file, args, env, cwd) {
+  if (!CMD.test(path.win32.basename(file ?? '')) || !Array.isArray(args)) return undefined;
+  const at = args.findIndex((arg) => typeof arg === 'string' && /^\/c$/i.test(arg));
+  if (at < 0 || args.some((arg) => typeof arg !== 'string')) return undefined;
+  let line = args.slice(at + 1).join(' ').trim();
+  if (args.slice(0, at).some((arg) => /^\/s$/i.test(arg)) && line.length > 1 && line.startsWith('"') && line.endsWith('"')) line = line.slice(1, -1);
+  // cross-spawn escapes once for cmd.exe and once more for a .cmd's own %*.
+  for (let prev; prev !== line; ) [prev, line] = [line, line.replace(/\^(.)/g, '$1')];
+  const [name, ...rest] = [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]);
+  const found = name === undefined ? undefined : fileOf(name, env, cwd);
+  if (found === undefined) return undefined;
+  const shim = require('../discover/shims.cjs').shimTarget(found);
+  if (shim === undefined) return { file: found, args: rest };
+  if (shim.program === shim.target) return { file: realOf(shim.target), args: rest };
+  const program = path.isAbsolute(shim.program) ? realOf(shim.program) : fileOf(shim.program, env, cwd);
+  return program === undefined ? undefined : { file: program, args: [...shim.args, ...rest] };
+}
+
+module.exports = { facts, fileOf, realOr, throughCmd };

@@ -28,7 +28,7 @@ const marker = require('../rule/marker.cjs');
 const { childFix } = require('../rule/children.cjs');
 const fixEnv = require('./fix-env.cjs');
 const { likeOriginal, optionsIndex, withDecidedEnv, cwdOf } = require('./call-forms.cjs');
-const { facts, fileOf, realOr } = require('./child-files.cjs');
+const { facts, fileOf, realOr, throughCmd } = require('./child-files.cjs');
 
 const BUN = typeof globalThis.Bun === 'object' && globalThis.Bun !== null;
 
@@ -118,8 +118,12 @@ function envFor(command, args, env, cwd, whole = () => env) {
       askedMain = true;
       if (mainHoldsSdk()) fixEnv.takeOutOnce();
     }
-    const file = command === undefined ? undefined : fileOf(command, env, cwd ?? process.cwd());
-    const decision = childFix({ file, args, cwd: cwd ?? process.cwd(), byTransport: fixEnv.startingTransport() }, selfOf(), fixed, facts);
+    const at = cwd ?? process.cwd();
+    let file = command === undefined ? undefined : fileOf(command, env, at);
+    // cmd.exe running an npm .cmd shim (cross-spawn's way on Windows): decided as what the shim starts.
+    const through = file === undefined ? undefined : throughCmd(file, args, env, at);
+    if (through !== undefined) [file, args] = [through.file, through.args];
+    const decision = childFix({ file, args, cwd: at, byTransport: fixEnv.startingTransport() }, selfOf(), fixed, facts);
     if (decision.fix === 'put-back') {
       debug('%s (%s): the fix put back for it', command, decision.reason);
       return marker.envWithMarked(whole(), marksFor(decision.carriers));

@@ -1,7 +1,7 @@
 'use strict';
 // What `mcp-ordered-dispatch run` runs, and with what environment: the
 // command found as a shell finds it (PATH; an npm shim on Windows read
-// through to its target, lib/run/shims.cjs), looked at without running it
+// through to its target, lib/discover/shims.cjs), looked at without running it
 // (lib/discover/compiled.cjs for executables, the `#!` line for scripts),
 // the rule of lib/rule/ways-in.cjs applied to what was found, and register's
 // entries resolved through this package's own exports, as absolute paths,
@@ -15,7 +15,7 @@ const { PACKAGE_NAME: PACKAGE } = require('../shape/globals.cjs');
 const { FIX } = require('../warnings/warnings.cjs');
 const marker = require('../rule/marker.cjs');
 const waysIn = require('../rule/ways-in.cjs');
-const { shimTarget } = require('./shims.cjs');
+const { shimTarget } = require('../discover/shims.cjs');
 const { canStart, shebangWordsOf, resolveCommand } = require('../native/can-start.cjs');
 
 /** Deno's subcommands that run a module (and take --preload), and its flags that grant every permission. */

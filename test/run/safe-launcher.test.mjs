@@ -132,7 +132,7 @@ test('a Node wrapper script that starts a Bun-compiled host, run under run: the 
 
 test('npm shims written by cmd-shim (.cmd, .ps1) resolve to their targets: a script through node, an executable directly', async () => {
   const cmdShim = require('cmd-shim');
-  const { shimTarget } = require('../../lib/run/shims.cjs');
+  const { shimTarget } = require('../../lib/discover/shims.cjs');
   const pkg = path.join(dir, 'shims', 'node_modules', 'host');
   fs.mkdirSync(path.join(pkg, 'bin'), { recursive: true });
   const script = path.join(pkg, 'bin', 'cli.js');
