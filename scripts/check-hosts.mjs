@@ -24,6 +24,8 @@
 //   check-hosts/relaunchers.mjs  Qwen Code and Gemini CLI on Node 24, which start themselves again
 //   check-hosts/agent-sdk.mjs    an app on the Agent SDK (stock, run, options.env by hand); a
 //                                gateway server (Client with onprogress upstream) under run -- claude
+//   check-hosts/apps.mjs         hosts started by what holds no MCP client: an app on @opencode-ai/sdk,
+//                                an app on @qwen-code/sdk, kilo run through @kilocode/cli's launcher
 //   check-hosts/others.mjs       Copilot CLI (its MCP client not this SDK), Amp (doctor, read)
 //   check-hosts/doctor.mjs       doctor on each compiled host's executable
 //   check-hosts/canary.mjs       --newest: the newest SDK releases and Bun under register
