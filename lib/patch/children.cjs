@@ -65,9 +65,18 @@ function selfOf() {
     scripts.add(resolved);
     scripts.add(realOr(resolved));
   }
-  const runner = scripts.size > 0 && require('../discover/program.cjs').isRunner([...scripts].pop());
-  self = { file: realOr(process.execPath), compiled, scripts, runner, spacedPath: /\s/.test(registerMjs() ?? '') };
+  self = { file: realOr(process.execPath), compiled, scripts, spacedPath: /\s/.test(registerMjs() ?? '') };
   return self;
+}
+
+// Whether this process's main script is a runner's (npm, npx, nodemon: lib/discover/program.cjs), read when a launcher first asks.
+let runner;
+function selfIsRunner() {
+  if (runner === undefined) {
+    const { scripts } = selfOf();
+    runner = scripts.size > 0 && require('../discover/program.cjs').isRunner([...scripts].pop());
+  }
+  return runner;
 }
 
 // Loaded at the first debug line, then kept (a require() per start costs the module hooks' resolution).
@@ -129,7 +138,7 @@ function envFor(command, args, env, cwd, whole = () => env) {
       return marker.envWithMarked(whole(), marksFor(decision.carriers));
     }
     if (decision.fix === 'take-out') debug('%s (%s): none of run\'s variables for it', command, decision.reason);
-    else if (!fixed && selfOf().runner) return undefined; // a runner passes the environment on to what it runs
+    else if (!fixed && selfIsRunner()) return undefined; // a runner passes the environment on to what it runs
     // In a fixed thread, an environment copied before ours was taken out (Bun 1.3's Worker gives its children one): the user's own.
     if (env[marker.MARKER] === undefined) return undefined;
     const own = { ...whole() };
