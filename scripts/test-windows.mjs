@@ -19,8 +19,9 @@
 //    the gnu build is put under that name.
 // 5. test:node's files on Windows Node 22 (on 24: the native, stdio, run and
 //    register files), under Wine with test/support/wine/preload.mjs: what
-//    test/support/wine/limits.mjs names skips, counted per limit; any other
-//    skip fails the run. node.exe gets files, not pipes, as its stdio
+//    test/support/wine/limits.mjs names skips, counted per limit; a test's
+//    own skip on Windows (it names why: a real Windows skips it too) is
+//    listed; a skip with no reason fails the run. node.exe gets files, not pipes, as its stdio
 //    (with a Linux pipe it fails with EBADF).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -176,18 +177,24 @@ async function endToEnd(nodeExe) {
   return rows;
 }
 
-/** Pass, fail and skip of a TAP run; each skip's reason, by the limit that names it or as unnamed. */
+/**
+ * Pass, fail and skip of a TAP run; each skip by the Wine limit that names
+ * it, else as the test's own skip on Windows (`own`: its reason, which a
+ * real Windows gives too), else, with no reason, as unnamed.
+ */
 function countsOf(tap) {
   const count = (name) => Number(tap.match(new RegExp(`^# ${name} (\\d+)\\s*$`, 'm'))?.[1] ?? NaN);
   const perLimit = Object.fromEntries(LIMITS.map(({ limit }) => [limit, 0]));
   const unnamed = [];
-  for (const m of tap.matchAll(/^\s*ok \d+ - (.*) # SKIP ?(.*)$/gm)) {
+  const own = [];
+  for (const m of tap.matchAll(/^\s*(?:not )?ok \d+ - (.*) # SKIP ?(.*)$/gm)) {
     const reason = m[2].trim();
     const limit = reason.startsWith('wine: ') ? reason.slice(6) : undefined;
     if (limit !== undefined && limit in perLimit) perLimit[limit]++;
+    else if (reason !== '' && limit === undefined) own.push(`${m[1]} (${reason})`);
     else unnamed.push(`${m[1]} (${reason || 'no reason'})`);
   }
-  return { tests: count('tests'), pass: count('pass'), fail: count('fail') + (count('cancelled') || 0), skip: count('skipped'), perLimit, unnamed };
+  return { tests: count('tests'), pass: count('pass'), fail: count('fail') + (count('cancelled') || 0), skip: count('skipped'), perLimit, own, unnamed };
 }
 
 function args() {
@@ -249,8 +256,10 @@ async function main() {
   for (const { limit, tests } of LIMITS) console.log(`| ${limit} | ${tests.map(([f]) => f).join(', ')} | ${results.map((r) => `${r.version}: ${r.perLimit[limit] ?? 0}`).join(', ')} |`);
   if (e2eLine) console.log(`\n| end to end, Windows Node ${e2eLine} | progress lost | time | as expected |\n|---|---|---|---|`);
   for (const r of e2e) console.log(`| ${r.what} | ${r.lost} | ${r.time} | ${r.ok ? 'yes' : 'NO'} |`);
+  const own = results.flatMap((r) => (r.own ?? []).map((u) => `${r.version}: ${u}`));
+  if (own.length > 0) console.log(`\ntest:windows: ${own.length} skip(s) the tests make on Windows themselves, as on a real Windows (each names why):\n  ${own.join('\n  ')}`);
   const unnamed = results.flatMap((r) => r.unnamed.map((u) => `${r.version}: ${u}`));
-  if (unnamed.length > 0) console.log(`\ntest:windows: ${unnamed.length} skip(s) no Wine limit names (each fails the run):\n  ${unnamed.join('\n  ')}`);
+  if (unnamed.length > 0) console.log(`\ntest:windows: ${unnamed.length} skip(s) with no reason, or naming no Wine limit of the table (each fails the run):\n  ${unnamed.join('\n  ')}`);
   const sum = (k) => results.reduce((n, r) => n + (Number.isNaN(r[k]) ? 0 : r[k]), 0);
   console.log(`\ntest:windows: ${sum('pass')} passed, ${sum('fail')} failed, ${sum('skip')} skipped; ${seconds(started)} in all`);
   if (results.some((r) => r.code !== 0 || r.fail !== 0) || unnamed.length > 0 || e2e.some((r) => !r.ok)) process.exitCode = 1;

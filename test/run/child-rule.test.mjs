@@ -39,7 +39,7 @@ test('childFix: SDK_SCRIPT, STEP and SDK_EXECUTABLE in a fixed thread and a laun
     holdsSdk: (file) => file === '/opt/host',
     launchesSdkExecutable: (file) => file === '/app/bin/kilo',
     scriptHoldsSdk: (file) => holds.map((h) => path.resolve(h)).includes(path.resolve(file)),
-    isRunner: (file) => ['/npm/bin/npx-cli.js', '/app/node_modules/.bin/tsx'].includes(path.resolve(file)),
+    isRunner: (file) => ['/npm/bin/npx-cli.js', '/app/node_modules/.bin/tsx'].map((f) => path.resolve(f)).includes(path.resolve(file)),
     isFile: (file) => path.resolve(file) === path.resolve('/app/tool.js'),
   });
   const child = (file, args) => ({ file, args, cwd: '/app', byTransport: false });
