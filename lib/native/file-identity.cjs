@@ -16,6 +16,11 @@ function identityOfStat(stat) {
   return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
 }
 
+/** Whether two bigint stats give the same identity (as identityOfStat() would say, without writing it). */
+function sameIdentity(a, b) {
+  return a.ino === b.ino && a.ctimeNs === b.ctimeNs && a.mtimeNs === b.mtimeNs && a.size === b.size && a.dev === b.dev;
+}
+
 /** The identity of the file at `file` (its target, where it is a link): one stat; undefined where there is none, or no such file. */
 function fileIdentity(file) {
   try {
@@ -26,4 +31,4 @@ function fileIdentity(file) {
   }
 }
 
-module.exports = { fileIdentity, identityOfStat };
+module.exports = { fileIdentity, identityOfStat, sameIdentity };

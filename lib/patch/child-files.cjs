@@ -82,7 +82,7 @@ function realOr(file) {
 }
 
 // Loaded at the first start that needs them, then kept: a require() per start costs the module hooks' resolution each time.
-let identityOfStat;
+let identity;
 
 // A path as a start named it -> { identity, real }: its real path, while the identity of what it names holds.
 const reals = new Map();
@@ -101,20 +101,22 @@ function realOf(file) {
     return undefined;
   }
   if (stat === undefined || !stat.isFile()) return undefined;
-  identityOfStat ??= require('../native/file-identity.cjs').identityOfStat;
-  const identity = identityOfStat(stat);
-  if (identity === undefined) {
+  identity ??= require('../native/file-identity.cjs');
+  let seen = reals.get(file);
+  // The same file as last time (its stat's identity fields equal): its identity is not written again.
+  if (seen !== undefined && identity.sameIdentity(seen.stat, stat) && identities.get(seen.real) === seen.identity) return seen.real;
+  const id = identity.identityOfStat(stat);
+  if (id === undefined) {
     // A file system that keeps no inode or ctime: the file is looked at anew at each start.
     const real = realOr(file);
     identities.delete(real);
     return real;
   }
-  let seen = reals.get(file);
-  if (seen === undefined || seen.identity !== identity) {
-    seen = { identity, real: realOr(file) };
+  if (seen === undefined || seen.identity !== id) {
+    seen = { identity: id, stat, real: realOr(file) };
     keep(reals, file, seen);
   }
-  if (identities.get(seen.real) !== identity) keep(identities, seen.real, identity);
+  if (identities.get(seen.real) !== id) keep(identities, seen.real, id);
   return seen.real;
 }
 
@@ -126,7 +128,7 @@ function realOf(file) {
  */
 function fileOf(command, env, cwd) {
   if (typeof command !== 'string' || command === '') return undefined;
-  if (command.includes('/') || (process.platform === 'win32' && command.includes('\\'))) return realOf(path.resolve(cwd, command));
+  if (command.includes('/') || (process.platform === 'win32' && command.includes('\\'))) return realOf(path.isAbsolute(command) ? command : path.resolve(cwd, command));
   const key = `${env?.PATH ?? env?.Path ?? ''}\0${env?.PATHEXT ?? ''}\0${cwd}\0${command}`;
   const found = lookups.get(key);
   if (found !== undefined) {
@@ -140,8 +142,9 @@ function fileOf(command, env, cwd) {
   return realOf(file);
 }
 
-/** Windows' command interpreter, as a start names it. */
+/** Windows' command interpreter, as a start names it (CMD_END: the cheap test every start makes first). */
 const CMD = /^cmd(?:\.exe)?$/i;
+const CMD_END = /cmd(?:\.exe)?$/i;
 
 /**
  * What `file args` starts when `file` is Windows' cmd.exe running one
@@ -152,7 +155,7 @@ const CMD = /^cmd(?:\.exe)?$/i;
  * and where NAME is not found.
  */
 function throughCmd(file, args, env, cwd) {
-  if (!CMD.test(path.win32.basename(file ?? '')) || !Array.isArray(args)) return undefined;
+  if (typeof file !== 'string' || !CMD_END.test(file) || !CMD.test(path.win32.basename(file)) || !Array.isArray(args)) return undefined;
   const at = args.findIndex((arg) => typeof arg === 'string' && /^\/c$/i.test(arg));
   if (at < 0 || args.some((arg) => typeof arg !== 'string')) return undefined;
   let line = args.slice(at + 1).join(' ').trim();

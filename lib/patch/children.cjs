@@ -158,6 +158,8 @@ function debug(...args) {
 function readOfPairs(pairs) {
   const env = {};
   for (const pair of pairs) {
+    const first = pair.charCodeAt(0);
+    if (first !== 80 && first !== 77) continue; // neither P nor M: no pair the rule reads (a cheap test first, every start reads them all)
     if (pair.startsWith('PATH') || pair.startsWith('Path=') || pair.startsWith(marker.MARKER)) {
       const at = pair.indexOf('=', 1);
       if (at > 0) env[pair.slice(0, at)] = pair.slice(at + 1);
