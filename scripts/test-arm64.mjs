@@ -6,6 +6,7 @@
 //
 //   node scripts/test-arm64.mjs                     every line and suite below
 //   node scripts/test-arm64.mjs --lines=22.23.5 --suites=native,stdio
+//   node scripts/test-arm64.mjs --lines=22.23.5 --files=test/run/programs.test.mjs
 //
 // It checks what it needs first and fails at once, naming the command that
 // sets up each missing piece. What cannot be had here is said in one line
@@ -61,11 +62,11 @@ function readOr(file) {
 }
 
 function args() {
-  const out = { lines: Object.keys(PLAN), suites: undefined };
+  const out = { lines: Object.keys(PLAN), suites: undefined, files: undefined };
   for (const a of process.argv.slice(2)) {
     const [k, v] = a.replace(/^--/, '').split('=');
-    if (k === 'lines' || k === 'suites') out[k] = v.split(',');
-    else throw new Error(`test:arm64: unknown argument ${a} (--lines=V,V --suites=native,stdio,register,run)`);
+    if (k === 'lines' || k === 'suites' || k === 'files') out[k] = v.split(',');
+    else throw new Error(`test:arm64: unknown argument ${a} (--lines=V,V --suites=native,stdio,register,run --files=test/a.test.mjs,...)`);
   }
   return out;
 }
@@ -116,7 +117,7 @@ function runSuites(node, version, suite, files) {
 }
 
 async function main() {
-  const { lines, suites } = args();
+  const { lines, suites, files } = args();
   const missing = prerequisites().filter(([, holds]) => !holds);
   if (missing.length > 0) {
     console.error('test:arm64: missing, set up each with the command after it, then run again:');
@@ -135,9 +136,10 @@ async function main() {
     const node = ensureForeignNode('linux-arm64', version, (s) => process.stdout.write(`test:arm64: ${s}`));
     const arch = spawnSync(node, ['-p', 'process.arch + " " + process.version'], { encoding: 'utf8' }).stdout.trim();
     console.log(`test:arm64: ${node} runs as ${arch}`);
-    for (const suite of suites ?? PLAN[version] ?? Object.keys(SUITES)) {
+    // --files: those files only, as one run named "files".
+    for (const suite of files !== undefined ? ['files'] : (suites ?? PLAN[version] ?? Object.keys(SUITES))) {
       console.log(`test:arm64: Node ${version} arm64, ${suite} suite ...`);
-      const r = await runSuites(node, version, suite, filesOf([suite]));
+      const r = await runSuites(node, version, suite, files ?? filesOf([suite]));
       console.log(`test:arm64: Node ${version} arm64, ${suite}: ${r.pass} passed, ${r.fail} failed, ${r.skip} skipped of ${r.tests} in ${r.time} (${r.log})`);
       results.push(r);
     }
