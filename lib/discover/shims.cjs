@@ -6,11 +6,14 @@
 // script through `node` (the shim's own node.exe beside it, else the one on
 // PATH), or a native executable directly; `run` starts that target itself,
 // as the shim would have, so that it can look at it and pass signals and
-// exit codes straight through. Only the shapes cmd-shim writes are read;
-// anything else is left to the caller.
+// exit codes straight through; the per-child rule decides a `cmd /c` of one
+// by its target (lib/patch/child-files.cjs); `record` starts a server's
+// target with no shell to read its arguments again. Only the shapes
+// cmd-shim writes are read; anything else is left to the caller.
 
 const fs = require('node:fs');
 const path = require('node:path');
+const { resolveCommand } = require('../native/can-start.cjs');
 
 /** The extensions of the shims read here, as PATHEXT finds them. */
 const SHIM_EXTENSIONS = new Set(['.cmd', '.bat', '.ps1']);
@@ -58,4 +61,18 @@ function shimTarget(file) {
   return { program: fs.existsSync(beside) ? beside : 'node', args: [...wordsOf(match[1]), target], target };
 }
 
-module.exports = { shimTarget };
+/**
+ * `command` resolved as a shell would, an npm shim on Windows read through:
+ * { command, args (before the user's), file (what will run: undefined when
+ * not found) }.
+ */
+function commandFound(command, env, cwd) {
+  let file = resolveCommand(command, env, cwd);
+  const shim = file === undefined ? undefined : shimTarget(file);
+  if (shim === undefined) return { command, args: [], file };
+  if (shim.program === shim.target) return { command: shim.target, args: [], file: shim.target };
+  file = path.isAbsolute(shim.program) ? shim.program : resolveCommand(shim.program, env, cwd);
+  return { command: shim.program, args: shim.args, file };
+}
+
+module.exports = { shimTarget, commandFound };

@@ -15,8 +15,8 @@ const { PACKAGE_NAME: PACKAGE } = require('../shape/globals.cjs');
 const { FIX } = require('../warnings/warnings.cjs');
 const marker = require('../rule/marker.cjs');
 const waysIn = require('../rule/ways-in.cjs');
-const { shimTarget } = require('../discover/shims.cjs');
-const { canStart, shebangWordsOf, resolveCommand } = require('../native/can-start.cjs');
+const { commandFound } = require('../discover/shims.cjs');
+const { canStart, shebangWordsOf } = require('../native/can-start.cjs');
 
 /** Deno's subcommands that run a module (and take --preload), and its flags that grant every permission. */
 const DENO_RUNNERS = new Set(['run', 'serve', 'test', 'bench']);
@@ -117,19 +117,6 @@ function denoArgs(args, register, cwd) {
   return { args: [...prefix, ...args.slice(0, at), '--preload', register.file, ...permissions, ...args.slice(at)] };
 }
 
-/**
- * `command` resolved as a shell would, an npm shim on Windows read through:
- * { command, args (before the user's), file (what will run: undefined when
- * not found) }.
- */
-function commandFound(command, env, cwd) {
-  let file = resolveCommand(command, env, cwd);
-  const shim = file === undefined ? undefined : shimTarget(file);
-  if (shim === undefined) return { command, args: [], file };
-  if (shim.program === shim.target) return { command: shim.target, args: [], file: shim.target };
-  file = path.isAbsolute(shim.program) ? shim.program : resolveCommand(shim.program, env, cwd);
-  return { command: shim.program, args: shim.args, file };
-}
 
 /**
  * What to run for `command args` from `cwd` with `env`: { command,

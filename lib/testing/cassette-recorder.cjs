@@ -43,13 +43,29 @@ function parseRecordArgs(argv) {
 }
 
 /**
+ * What to spawn for the server `command args`: as given, but on Windows,
+ * where Node starts no .cmd without a shell, an npm shim is read through to
+ * what it starts (as `run` does: lib/discover/shims.cjs), with no shell in
+ * between to read the arguments again (a `node -e` script's `=>` is a
+ * redirection to cmd.exe). [command, args, options].
+ */
+function startOf(command, args) {
+  if (process.platform !== 'win32') return [command, args];
+  const found = require('../discover/shims.cjs').commandFound(command, process.env, process.cwd());
+  // A .cmd or .bat that is no npm shim only runs through cmd.exe.
+  if (found.file === undefined || /\.(cmd|bat)$/i.test(found.file)) return [command, args, { shell: true }];
+  return [found.file, [...found.args, ...args]];
+}
+
+/**
  * Run the proxy on this process's stdio. Resolves with the server's exit
  * code; when the server died of a signal, this process kills itself with
  * the same signal first.
  */
 function recordStdio({ out, command, args }) {
   const writer = new CassetteWriter(out, { level: 'bytes', command, args });
-  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'], shell: process.platform === 'win32' });
+  const [file, fileArgs, options] = startOf(command, args);
+  const child = spawn(file, fileArgs, { ...options, stdio: ['pipe', 'pipe', 'inherit'] });
   const forwarders = new Map();
   for (const signal of FORWARDED_SIGNALS) {
     const forward = () => {
