@@ -4,7 +4,7 @@
 // (armAtStart(), from lib/register/hooks.cjs): until this thread patches an
 // SDK class (a launcher), children that do MCP work or run what the user
 // names (runners) get run's variables, the others the user's own; a runner
-// (npm, npx: selfOf().runner) passes them on to everything. When the thread has patched
+// (npm, npx: selfIsRunner()) passes them on to everything. When the thread has patched
 // its first SDK class and taken the variables out (fix-env.cjs tells
 // armChildren()), children that do MCP work get them back, the others the
 // user's own, and Workers get the fix: a Worker takes the variables out of
