@@ -81,7 +81,7 @@ function transformAll(name) {
     const out = rewriteSdkClasses(source, file, format, OPTIONS);
     if (out === undefined) continue;
     const kinds = [...out.matchAll(new RegExp(`${GLOBAL}\\("(\\w+)",(\\d)`, 'g'))].map((m) => (m[1] === 'protocol' ? `protocol${m[2]}` : m[1]));
-    changed.push(`${path.relative(root, file)} ${kinds.join(',')}`);
+    changed.push(`${path.relative(root, file).split(path.sep).join('/')} ${kinds.join(',')}`); // '/' on Windows too
     // It still parses: esbuild's parser, and V8 for a CommonJS module.
     esbuild.transformSync(out, { loader: 'js', format: format === 'module' ? 'esm' : undefined, logLevel: 'silent' });
     if (format === 'commonjs') vm.compileFunction(out, ['exports', 'require', 'module', '__filename', '__dirname']);
@@ -155,7 +155,7 @@ function pluginTransformAll(name) {
     const out = transform.call(context, source, file);
     if (out === null) continue;
     const kinds = [...out.code.matchAll(new RegExp(`${BUILT_GLOBAL}\\("(\\w+)",(\\d)`, 'g'))].map((m) => (m[1] === 'protocol' ? `protocol${m[2]}` : m[1]));
-    changed.push(`${path.relative(root, file)} ${kinds.join(',')}`);
+    changed.push(`${path.relative(root, file).split(path.sep).join('/')} ${kinds.join(',')}`); // '/' on Windows too
     const esm = out.code.includes('import __mcpOrderedDispatchStart');
     esbuild.transformSync(out.code, { loader: 'js', format: esm ? 'esm' : undefined, logLevel: 'silent' });
     if (!esm) vm.compileFunction(out.code, ['exports', 'require', 'module', '__filename', '__dirname']);
