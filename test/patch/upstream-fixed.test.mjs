@@ -8,7 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import fs from 'node:fs';
 import path from 'node:path';
 import { runCommand } from '../support/spawn-node.mjs';
@@ -65,7 +65,7 @@ for (const build of ['esm', 'cjs']) {
   CASES.push([build, 'stock', []]);
   CASES.push([build, 'install', []]);
   CASES.push([build, 'patchProtocol', []]);
-  CASES.push([build, 'register', build === 'esm' ? ['--import', path.join(ROOT, 'entries', 'register.mjs')] : ['--require', path.join(ROOT, 'entries', 'register.cjs')]]);
+  CASES.push([build, 'register', build === 'esm' ? ['--import', pathToFileURL(path.join(ROOT, 'entries', 'register.mjs')).href] : ['--require', path.join(ROOT, 'entries', 'register.cjs')]]);
 }
 
 test('the reproduction is real: the same all-in-one calls lose progress with the unchanged SDK', async () => {

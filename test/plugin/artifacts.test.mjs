@@ -24,6 +24,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { execFileSync } from 'node:child_process';
 import { APPS, appSource, bunBinary, bunBuild, resolvingHome, PROGRESS, ROOT } from '../support/bundles.mjs';
 import { runAlone } from '../support/built-alone.mjs';
@@ -194,12 +195,12 @@ test('a plugin-built bundle under --import mcp-ordered-dispatch/register: 0 lost
   fs.writeFileSync(spy, `import { createRequire } from 'node:module';
     const require = createRequire(import.meta.url);
     process.on('exit', () => console.log(JSON.stringify(Object.keys(require.cache).filter((f) => f.startsWith(${JSON.stringify(lib)})))));\n`);
-  const r = await runAlone(out, process.execPath, ['--import', path.join(ROOT, 'entries', 'register.mjs'), path.join('{alone}', 'app.cjs')], { env: { MCP_ORDERED_DISPATCH_CACHE_DIR: fresh('register-cache') } });
+  const r = await runAlone(out, process.execPath, ['--import', pathToFileURL(path.join(ROOT, 'entries', 'register.mjs')).href, path.join('{alone}', 'app.cjs')], { env: { MCP_ORDERED_DISPATCH_CACHE_DIR: fresh('register-cache') } });
   assertNoneLost(r);
   assert.equal(r.stderr, '');
   assert.equal(r.fastProgress, PROGRESS, 'one dispatcher: every progress notification took the fast path once');
   // The app's result line is last but for the spy's; run again with the spy to see what register loaded.
-  const spied = await runAlone(out, process.execPath, ['--import', path.join(ROOT, 'entries', 'register.mjs'), '--import', spy, path.join('{alone}', 'app.cjs')], { env: { MCP_ORDERED_DISPATCH_CACHE_DIR: fresh('register-cache-2') } });
+  const spied = await runAlone(out, process.execPath, ['--import', pathToFileURL(path.join(ROOT, 'entries', 'register.mjs')).href, '--import', pathToFileURL(spy).href, path.join('{alone}', 'app.cjs')], { env: { MCP_ORDERED_DISPATCH_CACHE_DIR: fresh('register-cache-2') } });
   const loaded = JSON.parse(spied.raw.stdout.trim().split('\n').pop()).map((f) => path.relative(lib, f));
   assert.ok(loaded.includes(path.join('register', 'hooks.cjs')), `register looked at the modules: ${loaded}`);
   for (const never of ['patch/protocol.cjs', 'patch/receiver.cjs', 'native/addon.cjs']) assert.ok(!loaded.includes(never), `register loaded ${never}: it patched something: ${loaded}`);

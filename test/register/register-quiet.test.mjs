@@ -17,7 +17,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import Module from 'node:module';
 import { runCommand, show, pathWithThisNode } from '../support/spawn-node.mjs';
 
@@ -62,7 +62,7 @@ function writeSpy(dir) {
      import { createRequire } from 'node:module';
      const require = createRequire(import.meta.url);
      const lib = ${JSON.stringify(path.join(root, 'lib'))};
-     process.on('exit', () => console.log(JSON.stringify(Object.keys(require.cache).filter((f) => f.startsWith(lib)).map((f) => path.relative(lib, f)).sort())));\n`,
+     process.on('exit', () => console.log(JSON.stringify(Object.keys(require.cache).filter((f) => f.startsWith(lib)).map((f) => path.relative(lib, f).split(path.sep).join('/')).sort())));\n`,
   );
   return spy;
 }
@@ -141,7 +141,7 @@ test(`node ${process.version}: a process with register that never loads the SDK 
     const spy = writeSpy(dir);
     for (const [flag, entry] of REGISTER_FLAGS) {
       // Requires nothing after register: register's own entry is all.
-      const bare = await runCommand(node, [flag, entry, '--import', spy, '-e', '0'], { cwd: root, env: cleanEnv() });
+      const bare = await runCommand(node, [flag, entry, '--import', pathToFileURL(spy).href, '-e', '0'], { cwd: root, env: cleanEnv() });
       assert.equal(bare.code, 0, show(bare));
       // The hooks' side (lib/register/hooks.cjs, and the rewrite gates of lib/shape/rewrite.cjs with the
       // prefilter's lib/adapters/modules.cjs) loads either way:
@@ -151,7 +151,7 @@ test(`node ${process.version}: a process with register that never loads the SDK 
       const expected = [...(flag === '--import' ? [] : ['register/gate.cjs', 'register/install-hooks.mjs', 'register/sandboxed.cjs']), 'adapters/modules.cjs', 'register/hooks.cjs', 'shape/globals.cjs', 'shape/rewrite.cjs'].sort();
       assert.deepEqual(JSON.parse(bare.stdout), expected, `${flag}: ${show(bare)}`);
       // Requires a module (not the SDK): the hooks' side loads to look at it, nothing heavier.
-      const some = await runCommand(node, [flag, entry, '--import', spy, '-e', "require('node:util')"], { cwd: root, env: cleanEnv() });
+      const some = await runCommand(node, [flag, entry, '--import', pathToFileURL(spy).href, '-e', "require('node:util')"], { cwd: root, env: cleanEnv() });
       assert.equal(some.code, 0, show(some));
       const loaded = JSON.parse(some.stdout);
       assert.ok(loaded.includes('register/hooks.cjs'), `${flag}: register's hooks looked at the require: ${loaded}`);
@@ -184,7 +184,7 @@ test(`node ${process.version}: with register, loading the SDK loads the patcher 
         await t.close();
       }
     }
-    console.log(JSON.stringify(Object.keys(require.cache).filter((f) => f.startsWith(lib)).map((f) => path.relative(lib, f)).sort()));`;
+    console.log(JSON.stringify(Object.keys(require.cache).filter((f) => f.startsWith(lib)).map((f) => path.relative(lib, f).split(path.sep).join('/')).sort()));`;
   const [flag, entry] = REGISTER_FLAGS.find(([f]) => f === '--import');
   const argv = [flag, entry, '--input-type=module', '-e', app];
   const loaded = await runCommand(node, argv, { cwd: root, env: cleanEnv() });
@@ -207,7 +207,7 @@ test(`node ${process.version}: with register, loading the SDK loads the patcher 
 
 test(`node ${process.version}: with register, an app that loads one SDK generation loads only that generation's adapter`, async () => {
   const lib = path.join(root, 'lib');
-  const cached = `;process.on('exit', () => console.log(JSON.stringify(Object.keys(require.cache).filter((f) => f.startsWith(${JSON.stringify(lib)})).map((f) => path.relative(${JSON.stringify(lib)}, f)))));`;
+  const cached = `;process.on('exit', () => console.log(JSON.stringify(Object.keys(require.cache).filter((f) => f.startsWith(${JSON.stringify(lib)})).map((f) => path.relative(${JSON.stringify(lib)}, f).split(path.sep).join('/')))));`;
   const prelude = "import path from 'node:path'; import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
   const [flag, entry] = REGISTER_FLAGS.find(([f]) => f === '--import');
   for (const [generation, client] of [
@@ -217,8 +217,8 @@ test(`node ${process.version}: with register, an app that loads one SDK generati
     const r = await runCommand(node, [flag, entry, '--input-type=module', '-e', `import ${JSON.stringify(client)}; ${prelude}${cached}`], { cwd: root, env: cleanEnv() });
     assert.equal(r.code, 0, show(r));
     const files = JSON.parse(r.stdout);
-    assert.ok(files.includes(path.join('adapters', `v${generation}.cjs`)), `${generation}.x: its adapter loaded: ${files}`);
-    assert.ok(!files.includes(path.join('adapters', `v${3 - generation}.cjs`)), `${generation}.x: the other adapter not loaded: ${files}`);
+    assert.ok(files.includes(`adapters/v${generation}.cjs`), `${generation}.x: its adapter loaded: ${files}`);
+    assert.ok(!files.includes(`adapters/v${3 - generation}.cjs`), `${generation}.x: the other adapter not loaded: ${files}`);
   }
 });
 
@@ -236,7 +236,7 @@ test(`node ${process.version}: a module holding an SDK class by shape is located
     for (const [flag, entry] of REGISTER_FLAGS) {
       const env = cleanEnv({ MCP_ORDERED_DISPATCH_CACHE_DIR: path.join(dir, `cache${flag}`) });
       for (const [run, expected] of [['cold', ['shape/blocks.cjs', 'shape/cache.cjs', 'shape/globals.cjs', 'shape/rewrite.cjs', 'shape/sdk-classes.cjs']], ['warm', ['shape/blocks.cjs', 'shape/cache.cjs', 'shape/globals.cjs', 'shape/rewrite.cjs']]]) {
-        const r = await runCommand(node, [flag, entry, '--import', spy, '-e', app], { cwd: root, env });
+        const r = await runCommand(node, [flag, entry, '--import', pathToFileURL(spy).href, '-e', app], { cwd: root, env });
         assert.equal(r.code, 0, show(r));
         const [changed, loadedLine] = r.stdout.trim().split('\n').slice(-2);
         assert.equal(changed, 'true', `${flag}, ${run}: the class got its block: ${show(r)}`);
@@ -257,7 +257,7 @@ test(`node ${process.version}: a process loading large packages without the SDK 
     const spy = writeSpy(dir);
     const app = "require('typescript'); require('zod'); require('ajv'); await import('rollup'); await import('webpack');";
     for (const [flag, entry] of REGISTER_FLAGS) {
-      const r = await runCommand(node, [flag, entry, '--import', spy, '--input-type=module', '-e', `import { createRequire } from 'node:module'; const require = createRequire(process.cwd() + '/x.js'); ${app}`], { cwd: root, env: cleanEnv() });
+      const r = await runCommand(node, [flag, entry, '--import', pathToFileURL(spy).href, '--input-type=module', '-e', `import { createRequire } from 'node:module'; const require = createRequire(process.cwd() + '/x.js'); ${app}`], { cwd: root, env: cleanEnv() });
       assert.equal(r.code, 0, show(r));
       assert.equal(r.stderr, '', show(r));
       const loaded = JSON.parse(r.stdout.trim().split('\n').pop());

@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { runReproChild, PAIRS } from '../support/run-repro.mjs';
 import { RUNTIMES, assertBunTestNeedsRegister } from '../support/runtimes.mjs';
 import { runCommand, show } from '../support/spawn-node.mjs';
@@ -238,7 +238,7 @@ test('a runtime where register cannot hook module loading: one warning naming th
   const node = { name: 'node', command: process.execPath, args: [] };
   const warned = (stderr) => stderr.split('\n').filter((line) => line.includes('MCP_ORDERED_DISPATCH_NO_HOOKS'));
   for (const flavor of [{ generation: 1, build: 'esm' }]) {
-    const r = await repro(node, flavor, ['--require', stub, '--import', REGISTER]);
+    const r = await repro(node, flavor, ['--require', stub, '--import', pathToFileURL(REGISTER).href]);
     assertLost(r, 'node without hooks');
     assert.equal(warned(r.stderr).length, 1, r.stderr);
     assert.match(r.stderr, /cannot hook ES module loading in Node v[\d.]+ \(its module\.register\(\) installed no hooks\), so every MCP SDK copy loaded as an ES module stays stock.*call install\(\)/);
