@@ -22,7 +22,9 @@ let dir;
 before(() => {
   ({ dir } = makeFixedUpstreamProject());
 });
-after(() => fs.rmSync(dir, { recursive: true, force: true }));
+after(() => {
+  if (dir) fs.rmSync(dir, { recursive: true, force: true }); // none where before() failed
+});
 
 function run(args, cwd) {
   const env = { ...process.env };

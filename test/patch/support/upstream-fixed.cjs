@@ -82,7 +82,8 @@ function build(dir, fixed) {
     // So does mcp-remote, which bundles a stock 2.0.0 client in its dist/ (doctor would list it as a bundled copy),
     // and the SDK fork published under another name (@mcp-use/modelcontextprotocol-sdk: an installed copy too).
     if (entry === 'mcp-remote' || entry === '@mcp-use') continue;
-    fs.symlinkSync(path.join(NODE_MODULES, entry), path.join(modules, entry), 'dir');
+    // A junction on Windows: it needs no symbolic-link privilege (a 'dir' link there does).
+    fs.symlinkSync(path.join(NODE_MODULES, entry), path.join(modules, entry), process.platform === 'win32' ? 'junction' : 'dir');
   }
   const rewritten = {};
   for (const name of SDK_PACKAGES) {

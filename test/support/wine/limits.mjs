@@ -35,6 +35,12 @@ export const LIMITS = [
       ['patch/nested-copies.test.mjs', /./],
       // Its Bun-compiled fixtures are built in a folder whose node_modules links this clone's (test/support/bundles.mjs).
       ['doctor/doctor-executable.test.mjs', /./],
+      // The stock and upstream-fixed SDK copies' projects link every other package of this clone (test/patch/support/upstream-fixed.cjs).
+      ['patch/upstream-fixed.test.mjs', /./],
+      ['patch/inherent-differences.test.mjs', /./],
+      ['patch/onerror-throws.test.mjs', /./],
+      ['patch/protocol-fuzz.test.mjs', /./],
+      ['progress/late-response.test.mjs', /./],
     ],
   },
   {
