@@ -55,23 +55,22 @@ const facts = {
   isFile(file) {
     return realOf(file) !== undefined;
   },
-  // `file`: a script as a start named it, resolved against its cwd.
-  isRunner(file) {
-    const real = realOf(file);
-    if (real === undefined) return false;
-    const entry = known(real, identities.get(real));
-    if (entry.runner === undefined) entry.runner = require('../discover/program.cjs').isRunner(real);
-    return entry.runner;
-  },
-  // `file`: a script as a start named it, resolved against its cwd.
-  scriptHoldsSdk(file) {
-    const real = realOf(file);
-    if (real === undefined) return false;
-    const entry = known(real, identities.get(real));
-    if (entry.scriptHoldsSdk === undefined) entry.scriptHoldsSdk = require('../discover/program.cjs').programHoldsSdk(real);
-    return entry.scriptHoldsSdk;
-  },
+  isRunner: (file) => scriptFact(file, 'runner', (real) => require('../discover/program.cjs').isRunner(real)),
+  scriptHoldsSdk: (file) => scriptFact(file, 'scriptHoldsSdk', (real) => require('../discover/program.cjs').programHoldsSdk(real)),
 };
+
+/**
+ * What `read(real)` says of the script a start named `file` (resolved
+ * against its cwd), kept under `name` while its identity holds; false where
+ * there is no such file.
+ */
+function scriptFact(file, name, read) {
+  const real = realOf(file);
+  if (real === undefined) return false;
+  const entry = known(real, identities.get(real));
+  if (entry[name] === undefined) entry[name] = read(real);
+  return entry[name];
+}
 
 function realOr(file) {
   try {

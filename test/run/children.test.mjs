@@ -27,7 +27,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { runCommand, show, userEnv } from '../support/spawn-node.mjs';
+import { runCommand, show, userEnv, CARRIERS_SHELL, NO_CARRIERS as NONE } from '../support/spawn-node.mjs';
 import { RUNTIMES } from '../support/runtimes.mjs';
 import { resolvingHome } from '../support/bundles.mjs';
 import { installedNode, installedBun, HOST_BUNS } from '../../scripts/node-lines.mjs';
@@ -44,9 +44,6 @@ const LINUX = process.platform === 'linux';
 // Skipped off Linux only: .ci/run and the release workflow's Linux jobs run them (Node 24 and Bun 1.3.14
 // come from scripts/node-lines.mjs, which npm test's test:lines installs there; a missing one fails the test).
 const NOT_LINUX = !LINUX && 'the registry\'s Node and Bun packages are installed on Linux only';
-const CARRIERS_LINE = 'NODE_OPTIONS=%s|BUN_OPTIONS=%s|BUN_INSPECT_PRELOAD=%s|MARKER=%s\\n';
-const CARRIERS_ARGS = '"$NODE_OPTIONS" "$BUN_OPTIONS" "$BUN_INSPECT_PRELOAD" "$MCP_ORDERED_DISPATCH_RUN"';
-const NONE = 'NODE_OPTIONS=|BUN_OPTIONS=|BUN_INSPECT_PRELOAD=|MARKER=\n';
 
 let dir;
 before(() => {
@@ -58,8 +55,8 @@ after(() => {
 
 /** host.mjs's configuration: one raw coalescing server, started through a shell that writes what it got of the carriers to `serverEnv`; a shell command that prints them. */
 function hostConfig(serverEnv) {
-  const server = `printf '${CARRIERS_LINE}' ${CARRIERS_ARGS} >> '${serverEnv}'; exec '${process.execPath}' '${RAW_SERVER}' --mode=all-in-one --progress=${PROGRESS}`;
-  return JSON.stringify({ servers: [{ name: 'raw', command: '/bin/sh', args: ['-c', server] }], progress: PROGRESS, shell: `printf '${CARRIERS_LINE}' ${CARRIERS_ARGS}` });
+  const server = `${CARRIERS_SHELL} >> '${serverEnv}'; exec '${process.execPath}' '${RAW_SERVER}' --mode=all-in-one --progress=${PROGRESS}`;
+  return JSON.stringify({ servers: [{ name: 'raw', command: '/bin/sh', args: ['-c', server] }], progress: PROGRESS, shell: CARRIERS_SHELL });
 }
 
 /** Run `argv` (stock) or `run -- argv`: host.mjs's result line, and what its server got. */
@@ -161,7 +158,7 @@ test('a wrapper with no SDK that starts a Node single executable application: it
   const build = path.join(dir, 'sea');
   fs.mkdirSync(build);
   const main = `const { execFileSync } = require('node:child_process');
-process.stdout.write(execFileSync('/bin/sh', ['-c', ${JSON.stringify(`printf '${CARRIERS_LINE}' ${CARRIERS_ARGS}`)}], { encoding: 'utf8' }));`;
+process.stdout.write(execFileSync('/bin/sh', ['-c', ${JSON.stringify(CARRIERS_SHELL)}], { encoding: 'utf8' }));`;
   fs.writeFileSync(path.join(build, 'main.cjs'), main);
   fs.writeFileSync(path.join(build, 'sea-config.json'), JSON.stringify({ main: 'main.cjs', output: 'app.blob', disableExperimentalSEAWarning: true }));
   execFileSync(node24, ['--experimental-sea-config', 'sea-config.json'], { cwd: build, stdio: 'pipe', timeout: 120_000 });
@@ -193,14 +190,13 @@ for (const [kind, transport] of [
 }
 
 test('a fixed host that copied its environment before run\'s variables were taken out gives its commands none of them, through a shell too', { skip: NOT_LINUX, timeout: 60_000 }, async () => {
-  const printf = `printf '${CARRIERS_LINE}' ${CARRIERS_ARGS}`;
   const host = `const early = { ...process.env };
 await import('@modelcontextprotocol/sdk/client/index.js');
 const cp = await import('node:child_process');
 const out = [
-  cp.execSync(${JSON.stringify(printf)}, { env: early, encoding: 'utf8' }),
-  cp.execFileSync('/bin/sh', ['-c', ${JSON.stringify(printf)}], { env: early, encoding: 'utf8' }),
-  await new Promise((resolve) => cp.exec(${JSON.stringify(printf)}, { env: early }, (error, stdout) => resolve(stdout))),
+  cp.execSync(${JSON.stringify(CARRIERS_SHELL)}, { env: early, encoding: 'utf8' }),
+  cp.execFileSync('/bin/sh', ['-c', ${JSON.stringify(CARRIERS_SHELL)}], { env: early, encoding: 'utf8' }),
+  await new Promise((resolve) => cp.exec(${JSON.stringify(CARRIERS_SHELL)}, { env: early }, (error, stdout) => resolve(stdout))),
 ];
 process.stdout.write(JSON.stringify(out));`;
   const r = await runCommand(process.execPath, [BIN, 'run', '--', process.execPath, '--input-type=module', '-e', host], { cwd: ROOT, env: userEnv(), timeout: 30_000 });

@@ -24,7 +24,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runCommand, show, userEnv } from '../support/spawn-node.mjs';
+import { runCommand, show, userEnv, CARRIERS_SHELL, NO_CARRIERS as NONE } from '../support/spawn-node.mjs';
 import { RUNTIMES } from '../support/runtimes.mjs';
 import { ESM_BANNER } from '../support/bundles.mjs';
 import { installedNode } from '../../scripts/node-lines.mjs';
@@ -37,8 +37,6 @@ const RAW_SERVER = path.join(ROOT, 'test', 'fixtures', 'raw-server.mjs');
 const PROGRESS = 3;
 // Skipped off Linux only: the shell commands are /bin/sh's, and Node 18 and Bun come from scripts/node-lines.mjs there.
 const NOT_LINUX = process.platform !== 'linux' && 'the fixtures run /bin/sh, and the registry\'s Node lines are installed on Linux only';
-const CARRIERS_SHELL = 'printf \'NODE_OPTIONS=%s|BUN_OPTIONS=%s|BUN_INSPECT_PRELOAD=%s|MARKER=%s\\n\' "$NODE_OPTIONS" "$BUN_OPTIONS" "$BUN_INSPECT_PRELOAD" "$MCP_ORDERED_DISPATCH_RUN"';
-const NONE = 'NODE_OPTIONS=|BUN_OPTIONS=|BUN_INSPECT_PRELOAD=|MARKER=\n';
 
 let dir;
 before(() => {

@@ -12,6 +12,10 @@ export function userEnv(extra = {}) {
   return env;
 }
 
+/** A shell command printing run's variables as its process sees them (`/bin/sh`), and what it prints when it sees none. */
+export const CARRIERS_SHELL = 'printf \'NODE_OPTIONS=%s|BUN_OPTIONS=%s|BUN_INSPECT_PRELOAD=%s|MARKER=%s\\n\' "$NODE_OPTIONS" "$BUN_OPTIONS" "$BUN_INSPECT_PRELOAD" "$MCP_ORDERED_DISPATCH_RUN"';
+export const NO_CARRIERS = 'NODE_OPTIONS=|BUN_OPTIONS=|BUN_INSPECT_PRELOAD=|MARKER=\n';
+
 /** PATH with this Node's own directory first, so `npm` and `#!/usr/bin/env node` scripts run on the same Node line. */
 export function pathWithThisNode(env = process.env) {
   return [path.dirname(process.execPath), env.PATH ?? ''].join(path.delimiter);
