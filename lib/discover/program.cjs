@@ -208,7 +208,7 @@ function libc() {
  * (a script holding none: a package's bin launcher) starts, or undefined:
  * one beside it (Kilo's bin/.kilo, which its postinstall puts beside
  * bin/kilo), else one in the bin folder of its package's platform package
- * for this platform (an optional dependency whose `os` and `cpu` admit this
+ * for this platform (an optional dependency whose `os`, `cpu` and `libc` admit this
  * one: @kilocode/cli-linux-x64's bin/kilo, which bin/kilo finds where no
  * postinstall ran). Folders of more than MAX_BESIDE entries are not read.
  */
