@@ -52,7 +52,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The inspector targets on `port` (none yet: []). */
 async function targets(port) {
   try {
-    const response = await fetch(`http://127.0.0.1:${port}/json/list`);
+    const response = await fetch(`http://127.0.0.1:${port}/json/list`, { signal: AbortSignal.timeout(5000) });
     return await response.json();
   } catch {
     return [];
@@ -66,7 +66,11 @@ async function release(port, whose, waiting) {
     if (target !== undefined && whose.test(target.url)) {
       const socket = new WebSocket(target.webSocketDebuggerUrl);
       await new Promise((resolve, reject) => {
-        socket.once('open', () => socket.send(JSON.stringify({ id: 1, method: 'Runtime.runIfWaitingForDebugger' })));
+        let sent = false;
+        socket.once('open', () => {
+          socket.send(JSON.stringify({ id: 1, method: 'Runtime.runIfWaitingForDebugger' }));
+          sent = true;
+        });
         socket.on('message', (data) => {
           if (JSON.parse(data).id === 1) {
             socket.close();
@@ -74,6 +78,8 @@ async function release(port, whose, waiting) {
           }
         });
         socket.once('error', reject);
+        // Released, then gone before its answer (run closes its inspector at once): released all the same.
+        socket.once('close', () => (sent ? resolve() : reject(new Error(`the inspector on ${port} closed before the test could release ${target.url}`))));
       });
       return target.url;
     }
@@ -91,7 +97,10 @@ async function start(command, args, flag, waits) {
   const port = await freePort();
   const env = { ...process.env, NODE_OPTIONS: flag === '--inspect-port' ? `--inspect-port=${port}` : `${flag}=127.0.0.1:${port}`, MCP_ORDERED_DISPATCH_CACHE_DIR: cache };
   for (const name of ['NODE_TEST_CONTEXT', 'MCP_ORDERED_DISPATCH_RUN']) delete env[name];
-  const child = spawn(command, args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group (POSIX), killed whole at the end: a process still waiting for a debugger
+  // after a failed assertion (run's Node, the host) would otherwise hold the pipes and the file open.
+  const group = process.platform !== 'win32';
+  const child = spawn(command, args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: group });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (c) => (stdout += c));
@@ -101,7 +110,13 @@ async function start(command, args, flag, waits) {
     ended = true;
     resolve(code ?? signal);
   }));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  const kill = () => {
+    try {
+      if (group) process.kill(-child.pid, 'SIGKILL');
+      else child.kill('SIGKILL');
+    } catch {} // already gone
+  };
+  const timer = setTimeout(kill, 30_000);
   try {
     const released = [];
     for (const whose of waits) released.push(await release(port, whose, () => !ended));
@@ -109,7 +124,9 @@ async function start(command, args, flag, waits) {
     return { code, stdout, stderr, port, released };
   } finally {
     clearTimeout(timer);
-    child.kill('SIGKILL');
+    kill();
+    child.stdout.destroy();
+    child.stderr.destroy();
   }
 }
 
