@@ -61,7 +61,7 @@ async function targets(port) {
 
 /** Release the process waiting for a debugger on `port` (whose target's url must match `whose`), and detach. */
 async function release(port, whose, waiting) {
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 600; i++) {
     const [target] = await targets(port);
     if (target !== undefined && whose.test(target.url)) {
       const socket = new WebSocket(target.webSocketDebuggerUrl);
