@@ -93,15 +93,22 @@ function printedCodes() {
   return [...printed];
 }
 
+// debugLog()'s answer: the log, or null when off. Node reads NODE_DEBUG once, at start, so it is
+// asked once (a fixed host asks at every start of a child: 2 µs each).
+let debugLogged;
+
 /**
  * NODE_DEBUG=mcp-ordered-dispatch's log (util.debuglog()), or undefined when
  * it is off. Bun's debuglog() logs as Node's does but has no `enabled`, so
  * NODE_DEBUG is read where it is missing.
  */
 function debugLog() {
-  const log = require('node:util').debuglog('mcp-ordered-dispatch');
-  const on = log.enabled ?? String(process.env.NODE_DEBUG ?? '').split(',').some((name) => /^\s*(mcp-ordered-dispatch|\*)\s*$/i.test(name));
-  return on ? log : undefined;
+  if (debugLogged === undefined) {
+    const log = require('node:util').debuglog('mcp-ordered-dispatch');
+    const on = log.enabled ?? String(process.env.NODE_DEBUG ?? '').split(',').some((name) => /^\s*(mcp-ordered-dispatch|\*)\s*$/i.test(name));
+    debugLogged = on ? log : null;
+  }
+  return debugLogged ?? undefined;
 }
 
 module.exports = { WARNINGS, FIX, warn, sayOnce, warnSource, printedCodes, debugLog };
