@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
+import { preload } from '../support/spawn-node.mjs';
 
 const require = createRequire(import.meta.url);
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -105,7 +106,7 @@ for (const [flag, entry, app, build] of [
   ['--require', 'entries/register.cjs', 'app.cjs', 'CJS'],
 ]) {
   test(`register (${flag}) warns about the copy, leaves it stock, and the app runs (${build} build)`, async () => {
-    const { code, stdout, stderr } = await run([flag, path.join(root, entry), app]);
+    const { code, stdout, stderr } = await run([...preload(flag, path.join(root, entry)), app]);
     assert.equal(code, 0, stderr);
     assert.deepEqual(JSON.parse(stdout.trim()), { started: true, patched: false });
     assert.match(stderr, /UnsupportedSdkWarning/);

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { runCommand } from '../support/spawn-node.mjs';
+import { runCommand, preload } from '../support/spawn-node.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -75,7 +75,7 @@ for (const [alias, version, build] of COPIES) {
 
   const [flag, entry] = build === 'esm' ? ['--import', 'entries/register.mjs'] : ['--require', 'entries/register.cjs'];
   test(`${alias} (@modelcontextprotocol/sdk@${version}, ${build.toUpperCase()}): node ${flag} register patches it as it loads; it loses none`, async () => {
-    const registered = await app([flag, path.join(ROOT, entry)], [`--alias=${alias}`, `--build=${build}`, '--how=register']);
+    const registered = await app(preload(flag, path.join(ROOT, entry)), [`--alias=${alias}`, `--build=${build}`, '--how=register']);
     assert.equal(registered.patched, true, JSON.stringify(registered));
     assert.equal(registered.result.progressExpected, 12);
     assert.equal(registered.result.lost, 0, JSON.stringify(registered.result));

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runCommand, show, pathWithThisNode } from '../support/spawn-node.mjs';
+import { runCommand, show, pathWithThisNode, preload } from '../support/spawn-node.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 let dir;
@@ -50,7 +50,7 @@ test('stock: the cycle itself runs quietly (the app reads only what its modules 
 for (const flag of ['--require', '--import']) {
   test(`${flag} mcp-ordered-dispatch/register: a CommonJS app with require cycles writes nothing to stderr, and its SDK is patched`, async () => {
     const entry = path.join(root, 'entries', flag === '--require' ? 'register.cjs' : 'register.mjs');
-    const r = await runCommand(process.execPath, [flag, entry, path.join(dir, 'main.cjs')], { cwd: dir, env: cleanEnv() });
+    const r = await runCommand(process.execPath, [...preload(flag, entry), path.join(dir, 'main.cjs')], { cwd: dir, env: cleanEnv() });
     assert.equal(r.code, 0, show(r));
     assert.equal(r.stderr, '', show(r));
     assert.deepEqual(JSON.parse(r.stdout), { late: 1, patched: true, stdio: true });

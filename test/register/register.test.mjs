@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { preload } from '../support/spawn-node.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const RUNNERS = { esm: 'test/support/repro-esm.mjs', cjs: 'test/support/repro-cjs.cjs' };
@@ -136,7 +137,7 @@ for (const [flag, app] of [
 ]) {
   test(`register (${flag}) also patches an SDK copy that only a nested dependency resolves (${app})`, async () => {
     const entry = path.join(root, 'entries', flag === '--import' ? 'register.mjs' : 'register.cjs');
-    const { result } = await run([flag, entry], path.join(nested, app), [], nested);
+    const { result } = await run(preload(flag, entry), path.join(nested, app), [], nested);
     for (const generation of ['1', '2']) {
       assert.equal(result[generation].progressExpected, 6);
       assert.equal(result[generation].lost, 0, JSON.stringify(result[generation]));

@@ -3,6 +3,7 @@
 // under Wine by test/support/wine/limits.mjs's one factor.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { TIMEOUT_SCALE } from './wine/limits.mjs';
 
 /** The user's environment for a command a test starts: none of the test runner's or the fix's settings, and `extra`. */
@@ -41,3 +42,10 @@ export function runCommand(command, args, { cwd, env, timeout = 60_000 } = {}) {
 }
 
 export const show = (r) => `exit ${r.signal ?? r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+
+/**
+ * Node's arguments that preload `file` by `flag`: --import takes a URL (a
+ * Windows drive-letter path is refused: ERR_UNSUPPORTED_ESM_URL_SCHEME),
+ * --require a path.
+ */
+export const preload = (flag, file) => [flag, flag === '--import' ? pathToFileURL(file).href : file];
