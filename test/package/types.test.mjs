@@ -39,7 +39,7 @@ test("README's JavaScript and TypeScript examples compile with tsc --strict (che
 });
 
 test('the examples in docs/, CONTRIBUTING.md and ARCHITECTURE.md compile with tsc --strict too', async () => {
-  const pages = [...fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => path.join('docs', f)), 'CONTRIBUTING.md', 'ARCHITECTURE.md'];
+  const pages = [...fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`), 'CONTRIBUTING.md', 'ARCHITECTURE.md'];
   // One tsc for every page: each example's file is named after its page and line.
   const { code, output, files } = await compileExamples(pages.map((page) => [fs.readFileSync(path.join(ROOT, page), 'utf8'), page.replace(/[/.]/g, '-')]));
   assert.equal(code, 0, `tsc --strict on the examples (${files.join(', ')}):\n${output}`);

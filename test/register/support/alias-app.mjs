@@ -6,6 +6,7 @@
 // of JSON: whether the aliased Protocol is patched, the result, warnings.
 //
 //   node [--import mcp-ordered-dispatch/register] test/register/support/alias-app.mjs --alias=sdk-1-oldest --build=esm --how=...
+import path from 'node:path';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -29,7 +30,7 @@ const result = await runRepro({ Client, StdioClientTransport, generation: 1 }, {
 process.stdout.write(
   JSON.stringify({
     patched: lib.isPatched(Protocol),
-    installed: installed && installed.patched.filter((p) => p.file.includes(`/node_modules/${alias}/`)),
+    installed: installed && installed.patched.filter((p) => p.file.split(path.sep).join('/').includes(`/node_modules/${alias}/`)),
     result,
     warnings,
   }) + '\n',
