@@ -138,6 +138,7 @@ async function child() {
     rssGrowthMB: (end.rss - start.rss) / MB,
     peakRssMB: peakRss / MB,
     heapGrowthMB: (end.heapUsed - start.heapUsed) / MB,
+    externalGrowthMB: (end.external - start.external) / MB,
     refsCreated: stats?.refsCreated ?? null,
     refsReleased: stats?.refsReleased ?? null,
     pending: dispatcher?.pending ?? null,
