@@ -102,7 +102,7 @@ test('a project with an SDK copy that cannot be patched: says which and why; exi
   const modules = path.join(dir, 'node_modules', '@modelcontextprotocol');
   // A real, supported 1.x SDK next to a "server" package whose Protocol has another shape.
   fs.mkdirSync(modules, { recursive: true });
-  fs.symlinkSync(path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'sdk'), path.join(modules, 'sdk'), 'dir');
+  fs.symlinkSync(path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'sdk'), path.join(modules, 'sdk'), 'junction');
   const fake = path.join(modules, 'server');
   fs.mkdirSync(fake);
   fs.writeFileSync(

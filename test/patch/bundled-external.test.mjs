@@ -21,7 +21,7 @@ before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-external-'));
   // The host's install: this package as a dependency, resolved at run time.
   fs.mkdirSync(path.join(dir, 'node_modules'));
-  fs.symlinkSync(ROOT, path.join(dir, 'node_modules', 'mcp-ordered-dispatch'), 'dir');
+  fs.symlinkSync(ROOT, path.join(dir, 'node_modules', 'mcp-ordered-dispatch'), 'junction');
   const entry = path.join(dir, 'host.mjs');
   fs.writeFileSync(
     entry,

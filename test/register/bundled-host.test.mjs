@@ -43,7 +43,7 @@ before(() => {
      console.log(JSON.stringify({ lost: r.lost, expected: r.progressExpected, onerrors: r.onerrorCount, ...r.inspected }));\n`,
   );
   // Resolved from the repository (the app file lives in a temp dir).
-  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'junction');
 });
 
 after(() => {

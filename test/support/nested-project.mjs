@@ -14,7 +14,7 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 function link(target, at) {
   fs.mkdirSync(path.dirname(at), { recursive: true });
-  fs.symlinkSync(path.join(ROOT, 'node_modules', target), at, 'dir');
+  fs.symlinkSync(path.join(ROOT, 'node_modules', target), at, 'junction');
 }
 
 function pkg(dir, name) {

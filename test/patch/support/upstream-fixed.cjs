@@ -83,7 +83,7 @@ function build(dir, fixed) {
     // and the SDK fork published under another name (@mcp-use/modelcontextprotocol-sdk: an installed copy too).
     if (entry === 'mcp-remote' || entry === '@mcp-use') continue;
     // A junction on Windows: it needs no symbolic-link privilege (a 'dir' link there does).
-    fs.symlinkSync(path.join(NODE_MODULES, entry), path.join(modules, entry), process.platform === 'win32' ? 'junction' : 'dir');
+    fs.symlinkSync(path.join(NODE_MODULES, entry), path.join(modules, entry), 'junction');
   }
   const rewritten = {};
   for (const name of SDK_PACKAGES) {
