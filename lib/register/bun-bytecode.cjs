@@ -42,8 +42,21 @@ const HEADER_ITEM = /\s*(?:\/\/[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/|import\s*(?:[\w$*
 /** `specifier`, imported by embedded module `file`, as the embedded path it names, or undefined (a built-in, a package). */
 function embeddedPathOf(specifier, file) {
   if (isBunEmbeddedPath(specifier)) return specifier;
-  if (specifier.startsWith('./') || specifier.startsWith('../')) return path.resolve(path.dirname(file), specifier);
+  if (specifier.startsWith('./') || specifier.startsWith('../')) return joinEmbedded(file, specifier);
   return undefined;
+}
+
+/**
+ * `specifier` (relative) resolved against embedded module `file` in the
+ * embedded path's own form on every platform: '/'-joined under its root
+ * (`/$bunfs/`, `B:/~BUN/`), its drive letter and its separator kept (the
+ * platform's path.resolve would make `/$bunfs/…` `C:\$bunfs\…` on Windows).
+ */
+function joinEmbedded(file, specifier) {
+  const [, drive = '', rest] = /^([A-Za-z]:)?(.*)$/s.exec(file);
+  const backslashed = rest.includes('\\') && !rest.includes('/');
+  const joined = path.posix.resolve(path.posix.dirname(rest.replaceAll('\\', '/')), specifier);
+  return drive + (backslashed ? joined.replaceAll('/', '\\') : joined);
 }
 
 /** The embedded modules `text` (of embedded module `file`) imports or requires anywhere, `require` calls included when `requires`. */

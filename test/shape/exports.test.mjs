@@ -59,6 +59,14 @@ test('a facade imports what the chunk\'s first lines import, in order (embedded 
   assert.equal(importsOf('import{a}from"zod";var x;'), undefined, 'a package');
   assert.equal(importsOf('import"./chunk-b.js";var x;\nimport"./chunk-d.js";'), undefined, 'an embedded import past the first lines');
   assert.deepEqual(importsOf('import"./chunk-b.js";var x=()=>import("./chunk-d.js"),y=require("./chunk-e.js");'), ['/$bunfs/root/chunk-b.js'], 'dynamic imports and requires run later, seen by onResolve then');
+  // Windows' root, in either form Bun names it: resolved in that form, on every platform.
+  const source = 'import"./chunk-b.js";import"../x/chunk-c.js";class P{x(){}}export{P as Protocol};';
+  for (const [at, expected] of [
+    ['B:/~BUN/root/chunk-a.js', ['B:/~BUN/root/chunk-b.js', 'B:/~BUN/x/chunk-c.js']],
+    ['B:\\~BUN\\root\\chunk-a.js', ['B:\\~BUN\\root\\chunk-b.js', 'B:\\~BUN\\x\\chunk-c.js']],
+  ]) {
+    assert.deepEqual(facadePlanOf(at, source, atOf(source, ['class P{', 'protocol', 1]), true, () => {})?.imports, expected, at);
+  }
 });
 
 test('a facade\'s plan: made from the chunk\'s text, its text in the chunk\'s order; a plan read back from the record is used only where it is one facadePlanOf() could make', () => {
