@@ -14,7 +14,7 @@ let project;
 before(() => {
   project = makeNestedProject();
 });
-after(() => fs.rmSync(project.dir, { recursive: true, force: true }));
+after(() => project && fs.rmSync(project.dir, { recursive: true, force: true }));
 
 test('doctor lists the top-level and every nested copy, runs each, and says where each is', async () => {
   const r = await runCommand(process.execPath, [BIN, 'doctor', '--json', '--pairs=1'], { cwd: project.dir, timeout: 600_000 });

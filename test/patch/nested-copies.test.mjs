@@ -34,7 +34,7 @@ before(() => {
   );
 });
 
-after(() => fs.rmSync(project.dir, { recursive: true, force: true }));
+after(() => project && fs.rmSync(project.dir, { recursive: true, force: true }));
 
 test('stock: the nested copy loses all 60 of 60 coalesced progress notifications', async () => {
   const r = await runCommand(process.execPath, [script], { cwd: project.dir, timeout: 120_000 });

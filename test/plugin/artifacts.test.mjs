@@ -34,6 +34,8 @@ const require = createRequire(import.meta.url);
 const native = require('../../lib/native/platform.cjs');
 const ADDON = native.binaryFileName();
 const NODE_MODULES = path.join(ROOT, 'node_modules');
+// The executables built here: Windows starts none without its .exe.
+const APP = process.platform === 'win32' ? 'app.exe' : 'app';
 const esbuildPlugin = require('mcp-ordered-dispatch/esbuild');
 
 let dir;
@@ -110,12 +112,12 @@ test('a Bun-compiled executable (bun build --compile) run from an empty director
   const node = process.execPath;
   for (const plugin of [true, false]) {
     const out = fresh(`bun-compiled-${plugin}`);
-    const exe = path.join(out, 'app');
+    const exe = path.join(out, APP);
     if (plugin) bunBuild(bun, { entrypoints: [entry], compile: { outfile: exe }, minify: true }, {}, home);
     else execFileSync(bun, ['build', entry, '--compile', '--minify', `--outfile=${exe}`], { cwd: home, stdio: 'pipe', timeout: 120_000 });
     // The executable alone: the addon is inside it.
-    assert.deepEqual(fs.readdirSync(out), ['app']);
-    const r = await runAlone(out, path.join('{alone}', 'app'), [], { env: { RAW_SERVER_NODE: node } });
+    assert.deepEqual(fs.readdirSync(out), [APP]);
+    const r = await runAlone(out, path.join('{alone}', APP), [], { env: { RAW_SERVER_NODE: node } });
     if (plugin) {
       assertNoneLost(r);
       assert.equal(r.stderr, '');
@@ -150,12 +152,12 @@ test('a Node 24 single executable application: the addon travels as a SEA asset,
     fs.writeFileSync(path.join(build, 'sea-config.json'), JSON.stringify(config));
     execFileSync(node24, ['--experimental-sea-config', 'sea-config.json'], { cwd: build, stdio: 'pipe', timeout: 120_000 });
     const out = fresh(`sea-out-${plugin}`);
-    const exe = path.join(out, 'app');
+    const exe = path.join(out, APP);
     fs.copyFileSync(node24, exe);
     execFileSync(process.execPath, [path.join(NODE_MODULES, 'postject', 'dist', 'cli.js'), exe, 'NODE_SEA_BLOB', path.join(build, 'app.blob'), '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'], { stdio: 'pipe', timeout: 120_000 });
-    assert.deepEqual(fs.readdirSync(out), ['app']);
+    assert.deepEqual(fs.readdirSync(out), [APP]);
     const env = { RAW_SERVER_NODE: process.execPath, XDG_CACHE_HOME: cacheHome };
-    const r = await runAlone(out, path.join('{alone}', 'app'), [], { env });
+    const r = await runAlone(out, path.join('{alone}', APP), [], { env });
     if (plugin) {
       assertNoneLost(r);
       assert.equal(r.stderr, '');
@@ -166,7 +168,7 @@ test('a Node 24 single executable application: the addon travels as a SEA asset,
       const written = path.join(seaDir, hashes[0], ADDON);
       assert.ok(fs.readFileSync(written).equals(fs.readFileSync(path.join(build, ADDON))), 'the asset written out is the addon the build included');
       const before = fs.statSync(written).mtimeMs;
-      assertNoneLost(await runAlone(out, path.join('{alone}', 'app'), [], { env }));
+      assertNoneLost(await runAlone(out, path.join('{alone}', APP), [], { env }));
       assert.equal(fs.statSync(written).mtimeMs, before);
     } else {
       assert.equal(r.lost, PROGRESS, r.raw.stdout);

@@ -30,7 +30,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { runCommand, show } from '../support/spawn-node.mjs';
 import { runReproChild, PAIRS } from '../support/run-repro.mjs';
 import { RUNTIMES } from '../support/runtimes.mjs';
@@ -236,7 +236,7 @@ function bunTests() {
   test('a Node host under run: its stdio MCP servers run by node and by bun (server-everything, "type": "module") inherit the environment and keep working', { skip }, async () => {
     const everything = require.resolve('@modelcontextprotocol/server-everything/dist/index.js', { paths: [ROOT] });
     const host = path.join(dir, 'host.mjs');
-    const sdk = (p) => JSON.stringify(require.resolve(`@modelcontextprotocol/sdk/${p}`, { paths: [ROOT] }));
+    const sdk = (p) => JSON.stringify(pathToFileURL(require.resolve(`@modelcontextprotocol/sdk/${p}`, { paths: [ROOT] })).href);
     fs.writeFileSync(host, `import { Client } from ${sdk('client/index.js')};
 import { StdioClientTransport } from ${sdk('client/stdio.js')};
 const result = {};

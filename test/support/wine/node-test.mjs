@@ -19,4 +19,6 @@ function withLimit(fn) {
 
 export const test = withLimit(real.test);
 export const it = withLimit(real.it);
+export const describe = withLimit(real.describe);
+export const suite = withLimit(real.suite);
 export default test;
