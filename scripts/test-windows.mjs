@@ -4,6 +4,7 @@
 //
 //   node scripts/test-windows.mjs                  every step below
 //   node scripts/test-windows.mjs --lines=22.23.3 --files=test/native/panic.test.mjs
+//   node scripts/test-windows.mjs --lines=22.23.3 --e2e-only    the end-to-end rows alone
 //
 // 1. Checks Wine, mingw-w64 and the Rust target, failing at once with the
 //    command that installs each.
@@ -23,14 +24,16 @@
 //    own skip on Windows (it names why: a real Windows skips it too) is
 //    listed; a skip with no reason fails the run. node.exe gets files, not pipes, as its stdio
 //    (with a Linux pipe it fails with EBADF).
+// 6. The end-to-end rows (scripts/test-windows/e2e.mjs) on the first line that
+//    starts: stock against run through a real .cmd shim, the native launcher
+//    twice, run --report and report, setup's three steps, doctor.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
 import { ROOT, ensureForeignNode, ensurePlatformPackage } from './node-lines.mjs';
 import { LIMITS } from '../test/support/wine/limits.mjs';
+import { endToEnd } from './test-windows/e2e.mjs';
 
 const TRIPLE = 'x86_64-pc-windows-gnu';
 const ABI = 'win32-x64-msvc';
@@ -131,50 +134,14 @@ function build(nodeExe) {
   say(`built mcp-ordered-dispatch.${ABI}.node and its launcher in ${seconds(from)}`);
 }
 
-/** `node.exe args` under Wine, its stdout and stderr in files (a Linux pipe as stdio fails there with EBADF). */
-function wineNode(nodeExe, args, name, extraEnv = {}) {
+/** `exe args` under Wine (node.exe, the launcher), its stdout and stderr in files (a Linux pipe as stdio fails there with EBADF). */
+function wine(exe, args, name, extraEnv = {}) {
   const out = path.join(CACHE, 'logs', `${name}.out`);
   const err = path.join(CACHE, 'logs', `${name}.err`);
   fs.mkdirSync(path.dirname(out), { recursive: true });
   const from = Date.now();
-  const r = spawnSync('wine', [nodeExe, ...args], { cwd: ROOT, env: { ...WINE_ENV, ...extraEnv }, stdio: ['ignore', fs.openSync(out, 'w'), fs.openSync(err, 'w')] });
+  const r = spawnSync('wine', [exe, ...args], { cwd: ROOT, env: { ...WINE_ENV, ...extraEnv }, stdio: ['ignore', fs.openSync(out, 'w'), fs.openSync(err, 'w')] });
   return { code: r.status, stdout: fs.readFileSync(out, 'utf8'), stderr: fs.readFileSync(err, 'utf8'), time: seconds(from), out: path.relative(ROOT, out) };
-}
-
-/** A Linux path as Wine's Windows side names it (Z: is the Linux root). */
-const winPath = (p) => `Z:${p.replaceAll('/', '\\')}`;
-
-/**
- * The end-to-end paths on Windows Node: a client losing progress notifications
- * stock, and the same client under `run` found through a real npm .cmd shim
- * (written by cmd-shim, npm's own) on PATH, which run reads through to node
- * and the script. Each row: what, lost of expected, pass.
- */
-async function endToEnd(nodeExe) {
-  const dir = path.join(CACHE, 'e2e');
-  fs.rmSync(dir, { recursive: true, force: true });
-  const pkg = path.join(dir, 'node_modules', 'demo-host', 'bin');
-  fs.mkdirSync(pkg, { recursive: true });
-  const script = path.join(pkg, 'cli.mjs');
-  fs.writeFileSync(script, `#!/usr/bin/env node\nawait import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'test', 'support', 'repro-esm.mjs')).href.replace(/^file:\/\/\//, 'file:///Z:/'))});\n`);
-  await createRequire(import.meta.url)('cmd-shim')(script, path.join(dir, 'bin', 'demo-host'));
-  const repro = ['--sdk=1', '--patched=0', '--pairs=1', '--mode=all-in-one', '--progress=5'];
-  const env = { WINEPATH: [path.join(dir, 'bin'), path.dirname(nodeExe)].map(winPath).join(';') };
-  const rows = [];
-  const row = (what, r) => {
-    let got;
-    try {
-      got = JSON.parse(r.stdout.trim().split('\n').pop());
-    } catch {
-      got = undefined;
-    }
-    rows.push({ what, lost: got ? `${got.lost} of ${got.progressExpected}` : `no result (exit ${r.code}, ${r.out})`, ok: got !== undefined, got, time: r.time });
-  };
-  row('stock: node cli.mjs', wineNode(nodeExe, [script, ...repro], 'e2e-stock', env));
-  row('run -- demo-host (the .cmd shim)', wineNode(nodeExe, [path.join(ROOT, 'bin', 'mcp-ordered-dispatch.cjs'), 'run', '--', 'demo-host', ...repro], 'e2e-run-shim', env));
-  rows[0].ok &&= rows[0].got.lost > 0;
-  rows[1].ok &&= rows[1].got.lost === 0;
-  return rows;
 }
 
 /**
@@ -198,17 +165,18 @@ function countsOf(tap) {
 }
 
 function args() {
-  const out = { lines: Object.keys(PLAN), files: undefined };
+  const out = { lines: Object.keys(PLAN), files: undefined, e2eOnly: false };
   for (const a of process.argv.slice(2)) {
     const [k, v] = a.replace(/^--/, '').split('=');
     if (k === 'lines' || k === 'files') out[k] = v.split(',');
-    else throw new Error(`test:windows: unknown argument ${a} (--lines=V,V --files=F,F)`);
+    else if (k === 'e2e-only') out.e2eOnly = true;
+    else throw new Error(`test:windows: unknown argument ${a} (--lines=V,V --files=F,F --e2e-only)`);
   }
   return out;
 }
 
 async function main() {
-  const { lines, files } = args();
+  const { lines, files, e2eOnly } = args();
   const missing = prerequisites().filter(([, holds]) => !holds);
   if (missing.length > 0) {
     console.error('test:windows: missing, install each with the command after it, then run again:');
@@ -229,33 +197,37 @@ async function main() {
     // Node itself first: Windows Node 24 does not start under Debian's Wine 8 (V8 cannot reserve
     // its pointer table: "Fatal process out of memory: SegmentedTable::InitializeTable"). Such a
     // line is said in one line and not run; the rest still runs.
-    const bare = wineNode(nodes[version], ['-p', 'process.version'], `start-${version}`);
+    const bare = wine(nodes[version], ['-p', 'process.version'], `start-${version}`);
     if (bare.code !== 0) {
       const why = bare.stderr.split('\n').find((l) => /Fatal|Error/.test(l))?.trim() ?? `exit ${bare.code}`;
       say(`Windows Node ${version} does not start under this Wine (${why}): not run here`);
       results.push({ version, code: 0, tests: 0, pass: 0, fail: 0, skip: 0, perLimit: {}, unnamed: [], time: bare.time, notRun: why });
       continue;
     }
-    const smoke = wineNode(nodes[version], ['-p', "process.version + ' ' + process.arch + ', exports: ' + Object.keys(require('./lib/native/addon.cjs')).join(' ')"], `smoke-${version}`);
+    const smoke = wine(nodes[version], ['-p', "process.version + ' ' + process.arch + ', exports: ' + Object.keys(require('./lib/native/addon.cjs')).join(' ')"], `smoke-${version}`);
     say(`Windows Node ${version}: ${smoke.code === 0 ? `loads the addon: ${smoke.stdout.trim()}` : `FAILED to load the addon (exit ${smoke.code}): ${smoke.stderr.trim().split('\n').slice(-3).join(' | ')}`}`);
     if (smoke.code !== 0) {
       results.push({ version, code: smoke.code, tests: 0, pass: 0, fail: 1, skip: 0, perLimit: {}, unnamed: [], time: smoke.time });
       continue;
     }
-    const r = wineNode(nodes[version], ['--import', preload, '--test', '--test-reporter=tap', '--test-concurrency=2', ...(files ?? PLAN[version])], `suite-${version}`);
+    if (e2eOnly) {
+      results.push({ version, code: 0, tests: 0, pass: 0, fail: 0, skip: 0, perLimit: {}, unnamed: [], time: '0 s' });
+      continue;
+    }
+    const r = wine(nodes[version], ['--import', preload, '--test', '--test-reporter=tap', '--test-concurrency=2', ...(files ?? PLAN[version])], `suite-${version}`);
     const c = countsOf(r.stdout);
     results.push({ version, code: r.code, ...c, time: r.time });
     say(`Windows Node ${version}: ${c.pass} passed, ${c.fail} failed, ${c.skip} skipped of ${c.tests} in ${r.time} (${r.out})`);
   }
   const e2eLine = results.find((r) => !r.notRun)?.version;
-  const e2e = e2eLine ? await endToEnd(nodes[e2eLine]) : [];
+  const e2e = e2eLine ? await endToEnd({ nodeExe: nodes[e2eLine], wine, dir: path.join(CACHE, 'e2e'), prefix: PREFIX }) : [];
   if (!e2eLine) say('no Windows Node line started: the end-to-end rows are not run');
   console.log('\n| Windows Node | tests | pass | fail | skip | time |\n|---|---|---|---|---|---|');
   for (const r of results) console.log(r.notRun ? `| ${r.version} | not run: Node does not start under this Wine (${r.notRun}) |||||` : `| ${r.version} | ${r.tests} | ${r.pass} | ${r.fail} | ${r.skip} | ${r.time} |`);
   console.log('\n| Wine limit | tests it covers | skipped (per line) |\n|---|---|---|');
   for (const { limit, tests } of LIMITS) console.log(`| ${limit} | ${tests.map(([f]) => f).join(', ')} | ${results.map((r) => `${r.version}: ${r.perLimit[limit] ?? 0}`).join(', ')} |`);
-  if (e2eLine) console.log(`\n| end to end, Windows Node ${e2eLine} | progress lost | time | as expected |\n|---|---|---|---|`);
-  for (const r of e2e) console.log(`| ${r.what} | ${r.lost} | ${r.time} | ${r.ok ? 'yes' : 'NO'} |`);
+  if (e2eLine) console.log(`\n| end to end, Windows Node ${e2eLine} | result | time | as expected |\n|---|---|---|---|`);
+  for (const r of e2e) console.log(`| ${r.what} | ${r.result} | ${r.time} | ${r.ok ? 'yes' : 'NO'} |`);
   const own = results.flatMap((r) => (r.own ?? []).map((u) => `${r.version}: ${u}`));
   if (own.length > 0) console.log(`\ntest:windows: ${own.length} skip(s) the tests make on Windows themselves, as on a real Windows (each names why):\n  ${own.join('\n  ')}`);
   const unnamed = results.flatMap((r) => r.unnamed.map((u) => `${r.version}: ${u}`));

@@ -133,7 +133,12 @@ test('a Node 24 single executable application: the addon travels as a SEA asset,
   const node24 = process.platform === 'linux' ? installedNode('24.22.3') : process.execPath;
   const work = fresh('sea');
   const entry = entryIn(work);
-  const cacheHome = fresh('sea-cache');
+  // The per-user cache folder, where each platform's runtime looks for it (lib/plugin/runtime.cjs's userCacheDir()).
+  const home = fresh('sea-home');
+  const [cacheHome, cacheEnv] =
+    process.platform === 'win32' ? [home, { LOCALAPPDATA: home }]
+    : process.platform === 'darwin' ? [path.join(home, 'Library', 'Caches'), { HOME: home }]
+    : [home, { XDG_CACHE_HOME: home }];
   for (const plugin of [true, false]) {
     const build = fresh(`sea-build-${plugin}`);
     const result = await require('esbuild').build({
@@ -156,7 +161,7 @@ test('a Node 24 single executable application: the addon travels as a SEA asset,
     fs.copyFileSync(node24, exe);
     execFileSync(process.execPath, [path.join(NODE_MODULES, 'postject', 'dist', 'cli.js'), exe, 'NODE_SEA_BLOB', path.join(build, 'app.blob'), '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'], { stdio: 'pipe', timeout: 120_000 });
     assert.deepEqual(fs.readdirSync(out), [APP]);
-    const env = { RAW_SERVER_NODE: process.execPath, XDG_CACHE_HOME: cacheHome };
+    const env = { RAW_SERVER_NODE: process.execPath, ...cacheEnv };
     const r = await runAlone(out, path.join('{alone}', APP), [], { env });
     if (plugin) {
       assertNoneLost(r);

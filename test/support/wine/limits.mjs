@@ -117,6 +117,11 @@ export const LIMITS = [
     ],
   },
   {
+    limit: 'a Node with no console aborts reading its process title',
+    why: "under Wine, a Node started with pipes and no console aborts at libuv's assertion on process_title (uv/src/win/util.c) when it reads process.title, as server-everything does",
+    tests: [['run/run.test.mjs', /its stdio MCP servers run by node and by bun/]],
+  },
+  {
     limit: 'no git for Windows',
     why: "the house rules list the repository's files with git ls-files, and a Windows git is not installed in the Wine prefix (a real Windows runner has one)",
     tests: [
