@@ -88,8 +88,7 @@ export async function endToEnd({ nodeExe, wine, dir, prefix }) {
   row('stock: node cli.mjs', node([script, ...REPRO], 'e2e-stock'), lost(true));
   row('run -- demo-host (the .cmd shim)', node([BIN, 'run', '--', 'demo-host', ...REPRO], 'e2e-run-shim'), lost(false));
 
-  // setup's function path: the launcher, with the plans folder setup would give it.
-  // The plans folder is the cache directory, as setup gives it (run writes a plan file nowhere else).
+  // setup's function path: the launcher, its plans folder the cache directory, as setup gives it (run writes a plan file nowhere else).
   const plans = path.join(dir, 'plans');
   fs.mkdirSync(plans, { mode: 0o700 });
   const planEnv = { ...env, MCP_ORDERED_DISPATCH_CACHE_DIR: winPath(plans) };
