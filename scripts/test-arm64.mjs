@@ -104,8 +104,9 @@ function runSuites(node, version, suite, files) {
   return new Promise((resolve) => {
     // Under qemu-user arm64 code runs several times slower: children's time limits are scaled
     // (test/support/wine/limits.mjs), and the memory-safety fuzz runs fewer steps (on the native
-    // x64 lines npm test runs all 32,000).
-    const env = { ...process.env, PATH: [path.dirname(node), process.env.PATH].join(path.delimiter), MCP_ORDERED_DISPATCH_TIMEOUT_SCALE: '5', MCP_ORDERED_DISPATCH_FUZZ_STEPS: '4000' };
+    // x64 lines npm test runs all 32,000). MCP_ORDERED_DISPATCH_EMULATOR names the emulator to
+    // the tests that check what it cannot show (native-launcher.test's signal dispositions).
+    const env = { ...process.env, PATH: [path.dirname(node), process.env.PATH].join(path.delimiter), MCP_ORDERED_DISPATCH_TIMEOUT_SCALE: '5', MCP_ORDERED_DISPATCH_FUZZ_STEPS: '4000', MCP_ORDERED_DISPATCH_EMULATOR: 'qemu-user' };
     delete env.NODE_TEST_CONTEXT;
     const child = spawn(node, ['--test', '--test-reporter=tap', '--test-concurrency=2', ...files], { cwd: ROOT, env, stdio: ['ignore', fs.openSync(log, 'w'), 'inherit'] });
     child.once('close', (code) => {
