@@ -37,6 +37,16 @@ const SDK_PACKAGES = [
 /** The stdio transport classes' export names, both generations. */
 const STDIO_EXPORTS = ['StdioClientTransport', 'StdioServerTransport'];
 
+/**
+ * The methods a use of each SDK class calls first, own methods of its
+ * prototype: where register's patch waits for its first use
+ * (lib/patch/deferred.cjs). Protocol's constructor calls
+ * setNotificationHandler() (1.x and 2.x), and connect() starts the transport;
+ * a stdio transport is patched by its start().
+ */
+const PROTOCOL_ENTRIES = ['setNotificationHandler', 'connect'];
+const STDIO_ENTRIES = ['start'];
+
 /** Where each SDK package keeps its stdio transports. */
 const STDIO_MODULES = [
   { name: '@modelcontextprotocol/sdk', subpath: './client/stdio.js', exportName: 'StdioClientTransport', sdk: 1 },
@@ -209,6 +219,8 @@ module.exports = {
   maySdkUrl,
   SDK_PACKAGES,
   STDIO_EXPORTS,
+  PROTOCOL_ENTRIES,
+  STDIO_ENTRIES,
   STDIO_MODULES,
   generationOfPackage,
   definedClasses,

@@ -22,7 +22,7 @@ const sdk = require('../adapters/modules.cjs');
  * its SDK class patched then, before the SDK starts it, where nothing
  * reported that class as it was defined).
  */
-function createClassReceiver({ framing = true, offThread, sourceOf, stdioAtConnect = false } = {}) {
+function createClassReceiver({ framing = true, offThread, sourceOf, stdioAtConnect = false, deferred = false } = {}) {
   // undefined: not loaded yet; null: the addon could not be loaded (warned once).
   let machinery;
 
@@ -48,9 +48,27 @@ function createClassReceiver({ framing = true, offThread, sourceOf, stdioAtConne
     return machinery;
   }
 
+  /**
+   * With `deferred`: `patch` is made at the first use of the class whose
+   * prototype is `proto` (lib/patch/deferred.cjs), by its `entries`; run's
+   * variables leave the environment now, as the class is defined, as they
+   * would with the patch. Returns whether it was deferred.
+   */
+  function deferredTo(proto, entries, patch) {
+    if (!deferred || machinery === null) return false;
+    // An MCP host or server from here on (as loadMachinery() says).
+    if (framing) require('./fix-env.cjs').takeOutOnce();
+    return require('./deferred.cjs').deferPatch(proto, entries, patch);
+  }
+
   // At load time a copy we cannot patch is left stock with a warning rather
   // than failing the application's import; install() and patchProtocol() throw.
   function patchLoaded(Protocol, file) {
+    if (deferredTo(Protocol.prototype, sdk.PROTOCOL_ENTRIES, () => patchProtocolNow(Protocol, file))) return;
+    patchProtocolNow(Protocol, file);
+  }
+
+  function patchProtocolNow(Protocol, file) {
     const m = loadMachinery();
     if (m === null || m.isPatched(Protocol)) return;
     try {
@@ -64,6 +82,11 @@ function createClassReceiver({ framing = true, offThread, sourceOf, stdioAtConne
   /** Native framing for stdio transport class `Class` (from `file`), unless patched already. */
   function patchStdio(Class, file) {
     if (typeof Class !== 'function') return;
+    if (deferredTo(Class.prototype, sdk.STDIO_ENTRIES, () => patchStdioNow(Class, file))) return;
+    patchStdioNow(Class, file);
+  }
+
+  function patchStdioNow(Class, file) {
     const m = loadMachinery();
     if (m === null || m.isStdioPatched(Class)) return;
     try {
@@ -75,6 +98,17 @@ function createClassReceiver({ framing = true, offThread, sourceOf, stdioAtConne
 
   /** Native framing for the stdio transport classes among `exports` (a module's exports or a { name: class } object). */
   function patchStdioLoaded(exports, file) {
+    if (deferred && machinery !== null) {
+      for (const [name, Class] of Object.entries(exports)) {
+        if (typeof Class !== 'function' || Class.prototype === null || typeof Class.prototype !== 'object') continue;
+        if (!deferredTo(Class.prototype, sdk.STDIO_ENTRIES, () => patchStdioExportsNow({ [name]: Class }, file))) patchStdioExportsNow({ [name]: Class }, file);
+      }
+      return;
+    }
+    patchStdioExportsNow(exports, file);
+  }
+
+  function patchStdioExportsNow(exports, file) {
     const m = loadMachinery();
     if (m !== null) m.patchStdioExports(exports, file, { offThread });
   }
@@ -105,8 +139,9 @@ function createClassReceiver({ framing = true, offThread, sourceOf, stdioAtConne
     get unavailable() {
       return machinery === null;
     },
-    /** Whether `Protocol` is patched, as far as the loaded patcher knows (false before it loads). */
+    /** Whether `Protocol` is patched, or its patch deferred, as far as the loaded patcher knows (false before it loads); fires no deferred patch. */
     isPatched(Protocol) {
+      if (require('./deferred.cjs').isDeferred(Protocol)) return true;
       return machinery ? machinery.isPatched(Protocol) : false;
     },
   };

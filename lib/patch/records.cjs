@@ -5,6 +5,8 @@
 // prototype carries, replacing methods on a prototype (and restoring them),
 // and the warning load-time patching gives instead of throwing.
 
+const { patchDeferred } = require('./deferred.cjs');
+
 class UnsupportedSdkError extends Error {
   constructor(message) {
     super(message);
@@ -18,8 +20,9 @@ function describeSource(source, fallback) {
   return `${source.name}@${source.version ?? '?'}${source.build ? ` (${source.build.toUpperCase()} build)` : ''}`;
 }
 
-/** The patch record `Class.prototype` carries under `key` (its own property), or undefined. */
+/** The patch record `Class.prototype` carries under `key` (its own property), or undefined; a deferred patch (lib/patch/deferred.cjs) is made first. */
 function patchRecordOf(Class, key) {
+  patchDeferred(Class);
   const proto = Class?.prototype;
   return proto && Object.prototype.hasOwnProperty.call(proto, key) ? proto[key] : undefined;
 }

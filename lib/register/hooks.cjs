@@ -53,6 +53,8 @@ function patcher() {
     framing,
     offThread: stdioOptions.offThread,
     stdioAtConnect: require('../native/platform.cjs').isBunEmbeddedPath(globalThis.Bun?.main),
+    // Each class patched at its first use: a process that imports the SDK and never uses it loads neither the patcher nor the addon.
+    deferred: true,
   });
   return receiver;
 }

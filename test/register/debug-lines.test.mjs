@@ -10,8 +10,10 @@ import { RUNTIMES } from '../support/runtimes.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const REGISTER = path.join(ROOT, 'entries', 'register.mjs');
-// Both of the SDK's modules with classes (Protocol, the stdio client transport): one copy.
-const APP = "await import('@modelcontextprotocol/sdk/client/index.js'); await import('@modelcontextprotocol/sdk/client/stdio.js');";
+// Both of the SDK's modules with classes (Protocol, the stdio client transport): one copy, used (a
+// Client constructed: register patches each class at its first use, lib/patch/deferred.cjs).
+const IMPORTS = "const { Client } = await import('@modelcontextprotocol/sdk/client/index.js'); await import('@modelcontextprotocol/sdk/client/stdio.js');";
+const APP = `${IMPORTS} new Client({ name: 'c', version: '1' });`;
 
 function env(extra) {
   const out = { ...process.env, ...extra };
@@ -37,5 +39,9 @@ for (const [name, command, args] of RUNNERS) {
     const off = await runCommand(command, args, { cwd: ROOT, env: env({}) });
     assert.equal(off.code, 0, show(off));
     assert.equal(off.stderr, '', show(off));
+    // Imported and never used: nothing patched yet, so no line.
+    const unused = await runCommand(command, args.map((a) => (a === APP ? IMPORTS : a)), { cwd: ROOT, env: env({ NODE_DEBUG: 'mcp-ordered-dispatch' }) });
+    assert.equal(unused.code, 0, show(unused));
+    assert.deepEqual(unused.stderr.split('\n').filter((l) => / patched /.test(l)), [], show(unused));
   });
 }

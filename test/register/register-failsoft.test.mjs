@@ -1,7 +1,7 @@
 // A missing binary never stops the host: with no loadable addon (simulated
 // with MCP_ORDERED_DISPATCH_NATIVE naming a file that does not exist, which
 // the loader then loads and nothing else), `register` prints ONE warning —
-// the loader's own message — when the application first loads the SDK, and
+// the loader's own message — when the application first uses the SDK, and
 // leaves every SDK copy stock; the application and every child that inherits
 // NODE_OPTIONS run normally.
 //
@@ -65,7 +65,7 @@ for (const flag of ['--import', '--require']) {
   }
 }
 
-test('missing binary: one process loading every SDK copy (1.x and 2.x, ESM and CJS, client and server) warns once', async () => {
+test('missing binary: one process loading every SDK copy (1.x and 2.x, ESM and CJS, client and server) warns once, at the first use (none where it only imports them)', async () => {
   const app = `
     import { createRequire } from 'node:module';
     const require = createRequire(process.cwd() + '/x.js');
@@ -79,9 +79,15 @@ test('missing binary: one process loading every SDK copy (1.x and 2.x, ESM and C
       (await import('@modelcontextprotocol/server')).Server,
       require('@modelcontextprotocol/server/stdio').StdioServerTransport,
     ];
-    console.log('app ran: ' + loaded.map((c) => typeof c).join(','));`;
+    console.log('app ran: ' + loaded.map((c) => typeof c).join(','));
+    // Each Client and Server used (register patches a class at its first use, and warns then).
+    if (process.env.USE) for (const Class of [loaded[0], loaded[2], loaded[4], loaded[6]]) new Class({ name: 'a', version: '1' }, { capabilities: {} });`;
   for (const flag of ['--import', '--require']) {
-    const r = await runCommand(node, [flag, 'mcp-ordered-dispatch/register', '--input-type=module', '-e', app], { cwd: root, env: env() });
+    const imported = await runCommand(node, [flag, 'mcp-ordered-dispatch/register', '--input-type=module', '-e', app], { cwd: root, env: env() });
+    assert.equal(imported.code, 0, show(imported));
+    assert.equal(imported.stdout, `app ran: ${Array(8).fill('function').join(',')}\n`, show(imported));
+    assert.equal(imported.stderr, '', `only imported: the addon is not loaded, nothing to warn of: ${show(imported)}`);
+    const r = await runCommand(node, [flag, 'mcp-ordered-dispatch/register', '--input-type=module', '-e', app], { cwd: root, env: env({ USE: '1' }) });
     assert.equal(r.code, 0, show(r));
     assert.equal(r.stdout, `app ran: ${Array(8).fill('function').join(',')}\n`, show(r));
     assertOneLoadWarning(r);

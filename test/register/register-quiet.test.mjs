@@ -164,19 +164,21 @@ test(`node ${process.version}: a process with register that never loads the SDK 
   }
 });
 
-test(`node ${process.version}: with register, loading the SDK loads the patcher but not the stdio readers or SDK discovery until a transport starts`, async () => {
+test(`node ${process.version}: with register, using the SDK loads the patcher (importing it does not) but not the stdio readers or SDK discovery until a transport starts`, async () => {
   // An application that imports the client and its stdio transport of both
-  // generations (ES modules) and, with START, starts and closes one transport
-  // of each (a real child that exits at once); it prints what of lib/ is in
-  // the require cache then.
+  // generations (ES modules), with USE constructs a Client of each (register
+  // patches a class at its first use), and with START also starts and closes
+  // one transport of each (a real child that exits at once); it prints what
+  // of lib/ is in the require cache then.
   const app = `import path from 'node:path';
     import { createRequire } from 'node:module';
     import { StdioClientTransport as T1 } from '@modelcontextprotocol/sdk/client/stdio.js';
     import { StdioClientTransport as T2 } from '@modelcontextprotocol/client/stdio';
-    import '@modelcontextprotocol/sdk/client/index.js';
-    import '@modelcontextprotocol/client';
+    import { Client as C1 } from '@modelcontextprotocol/sdk/client/index.js';
+    import { Client as C2 } from '@modelcontextprotocol/client';
     const require = createRequire(import.meta.url);
     const lib = ${JSON.stringify(path.join(root, 'lib'))};
+    if (process.env.USE) for (const C of [C1, C2]) new C({ name: 'c', version: '1' });
     if (process.env.START) {
       for (const T of [T1, T2]) {
         const t = new T({ command: process.execPath, args: ['-e', ''] });
@@ -187,7 +189,10 @@ test(`node ${process.version}: with register, loading the SDK loads the patcher 
     console.log(JSON.stringify(Object.keys(require.cache).filter((f) => f.startsWith(lib)).map((f) => path.relative(lib, f).split(path.sep).join('/')).sort()));`;
   const [flag, entry] = REGISTER_FLAGS.find(([f]) => f === '--import');
   const argv = [flag, entry, '--input-type=module', '-e', app];
-  const loaded = await runCommand(node, argv, { cwd: root, env: cleanEnv() });
+  const imported = await runCommand(node, argv, { cwd: root, env: cleanEnv() });
+  assert.equal(imported.code, 0, show(imported));
+  for (const later of ['patch/protocol.cjs', 'native/addon.cjs', 'patch/transports.cjs', 'adapters/v1.cjs', 'adapters/v2.cjs']) assert.ok(!JSON.parse(imported.stdout).includes(later), `${later} not loaded before the SDK is used: ${imported.stdout}`);
+  const loaded = await runCommand(node, argv, { cwd: root, env: cleanEnv({ USE: '1' }) });
   assert.equal(loaded.code, 0, show(loaded));
   const files = JSON.parse(loaded.stdout);
   for (const needed of ['patch/protocol.cjs', 'native/addon.cjs', 'patch/transports.cjs', 'discover/package-of.cjs']) assert.ok(files.includes(needed), `${needed} loaded with the SDK: ${files}`);
@@ -196,9 +201,10 @@ test(`node ${process.version}: with register, loading the SDK loads the patcher 
   // (the rewrite gates, lib/shape/rewrite.cjs and globals.cjs, the loader's
   // lib/native/platform.cjs and opened.cjs, and run's environment rule with
   // lib/patch/fix-env.cjs among them), one adapter each, and on
-  // registerHooks lines the in-thread ES module transform.
-  assert.ok(files.length <= (hasRegisterHooks ? 22 : 21), `${files.length} files of lib/ loaded with the SDK: ${files}`);
-  const started = await runCommand(node, argv, { cwd: root, env: cleanEnv({ START: '1' }) });
+  // registerHooks lines the in-thread ES module transform; and the deferred
+  // patch's lib/patch/deferred.cjs.
+  assert.ok(files.length <= (hasRegisterHooks ? 23 : 22), `${files.length} files of lib/ loaded with the SDK: ${files}`);
+  const started = await runCommand(node, argv, { cwd: root, env: cleanEnv({ START: '1', USE: '1' }) });
   assert.equal(started.code, 0, show(started));
   const after = JSON.parse(started.stdout);
   for (const reader of ['stdio/read-buffer.cjs', 'stdio/thread-read-buffer.cjs']) assert.ok(after.includes(reader), `${reader} loaded once a transport started: ${after}`);
@@ -214,7 +220,9 @@ test(`node ${process.version}: with register, an app that loads one SDK generati
     [1, '@modelcontextprotocol/sdk/client/index.js'],
     [2, '@modelcontextprotocol/client'],
   ]) {
-    const r = await runCommand(node, [flag, entry, '--input-type=module', '-e', `import ${JSON.stringify(client)}; ${prelude}${cached}`], { cwd: root, env: cleanEnv() });
+    // A Client constructed: its class is patched at its first use.
+    const use = `import { Client } from ${JSON.stringify(client)}; new Client({ name: 'c', version: '1' });`;
+    const r = await runCommand(node, [flag, entry, '--input-type=module', '-e', `${use} ${prelude}${cached}`], { cwd: root, env: cleanEnv() });
     assert.equal(r.code, 0, show(r));
     const files = JSON.parse(r.stdout);
     assert.ok(files.includes(`adapters/v${generation}.cjs`), `${generation}.x: its adapter loaded: ${files}`);
