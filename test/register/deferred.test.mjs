@@ -75,3 +75,22 @@ for (const generation of [1, 2]) {
     assert.equal(out.restored, true);
   });
 }
+
+test('under run, an app that imports the SDK (by a specifier the rule cannot read) has none of run\'s variables in its environment before it uses it, nor its child', async () => {
+  // run's variables leave the environment as the class is defined, not at its deferred first use.
+  const probe = "console.log(JSON.stringify([process.env.NODE_OPTIONS ?? null, process.env.MCP_ORDERED_DISPATCH_RUN ?? null]))";
+  const app = [
+    "const { spawnSync } = require('node:child_process');",
+    "const { Client } = require(['@modelcontextprotocol', 'sdk', 'client', 'index.js'].join('/'));",
+    "console.log(JSON.stringify([process.env.NODE_OPTIONS ?? null, process.env.MCP_ORDERED_DISPATCH_RUN ?? null]));",
+    `const child = spawnSync(process.execPath, ['-e', ${JSON.stringify(probe)}], { encoding: 'utf8', env: { ...process.env } });`,
+    "process.stdout.write(child.stdout);",
+    "new Client({ name: 'c', version: '1' });",
+  ].join('\n');
+  const env = { ...process.env };
+  for (const name of ['NODE_TEST_CONTEXT', 'NODE_OPTIONS', 'MCP_ORDERED_DISPATCH_RUN']) delete env[name];
+  const r = await runCommand(process.execPath, [path.join(root, 'bin', 'mcp-ordered-dispatch.cjs'), 'run', '--', process.execPath, '-e', app], { cwd: root, env });
+  assert.equal(r.code, 0, show(r));
+  // Its own environment (what a copy of it, as the Agent SDK's query() makes, would hand on), and its child's.
+  assert.deepEqual(r.stdout.trim().split('\n').map((line) => JSON.parse(line)), [[null, null], [null, null]], show(r));
+});
