@@ -147,7 +147,7 @@ test('a Node client app: 0 lost under run (and its raw server, a Node child, kee
   assert.equal(ran.filter((line) => line.includes('raw-server')).length, 0, launched.stderr);
 });
 
-/** A client app (SDK 1.x) in its own folder that prints whether its Client class is patched; `shebang` its first line. */
+/** A client app (SDK 1.x) in its own folder that prints whether its Client class is patched once used (register patches at first use); `shebang` its first line. */
 function patchedApp(name, shebang = '') {
   const project = path.join(dir, name);
   fs.mkdirSync(project);
@@ -155,6 +155,7 @@ function patchedApp(name, shebang = '') {
   fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name, private: true }));
   const app = path.join(project, 'app.mjs');
   fs.writeFileSync(app, `${shebang}import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+new Client({ name: 'app', version: '1' });
 let patched = false;
 for (let p = Client.prototype; p !== null; p = Object.getPrototypeOf(p)) if (Object.hasOwn(p, Symbol.for('mcp-ordered-dispatch.patch'))) patched = true;
 console.log(JSON.stringify({ patched }));

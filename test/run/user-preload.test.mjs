@@ -36,7 +36,9 @@ before(() => {
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'junction');
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'user-preload-host', private: true }));
   app = path.join(dir, 'app.mjs');
+  // A Client constructed: register patches a class at its first use.
   fs.writeFileSync(app, `import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+new Client({ name: 'app', version: '1' });
 let patched = false;
 for (let p = Client.prototype; p !== null; p = Object.getPrototypeOf(p)) if (Object.hasOwn(p, Symbol.for('mcp-ordered-dispatch.patch'))) patched = true;
 console.log(JSON.stringify({ patched }));
