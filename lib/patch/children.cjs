@@ -25,10 +25,14 @@
 
 const path = require('node:path');
 const marker = require('../rule/marker.cjs');
-const { childFix } = require('../rule/children.cjs');
 const fixEnv = require('./fix-env.cjs');
 const { likeOriginal, optionsIndex, withDecidedEnv, cwdOf } = require('./call-forms.cjs');
-const { facts, fileOf, realOr, throughCmd } = require('./child-files.cjs');
+
+// The rule and what it knows of a child's file, loaded at this thread's first start (a process that starts nothing loads neither).
+let rule;
+let files;
+const ruleOf = () => (rule ??= require('../rule/children.cjs'));
+const filesOf = () => (files ??= require('./child-files.cjs'));
 
 const BUN = typeof globalThis.Bun === 'object' && globalThis.Bun !== null;
 
@@ -63,9 +67,9 @@ function selfOf() {
   if (!compiled && !noMain) {
     const resolved = path.resolve(main);
     scripts.add(resolved);
-    scripts.add(realOr(resolved));
+    scripts.add(filesOf().realOr(resolved));
   }
-  self = { file: realOr(process.execPath), compiled, scripts, spacedPath: /\s/.test(registerMjs() ?? '') };
+  self = { file: filesOf().realOr(process.execPath), compiled, scripts, spacedPath: /\s/.test(registerMjs() ?? '') };
   return self;
 }
 
@@ -128,11 +132,11 @@ function envFor(command, args, env, cwd, whole = () => env) {
       if (mainHoldsSdk()) fixEnv.takeOutOnce();
     }
     const at = cwd ?? process.cwd();
-    let file = command === undefined ? undefined : fileOf(command, env, at);
+    let file = command === undefined ? undefined : filesOf().fileOf(command, env, at);
     // cmd.exe running an npm .cmd shim (cross-spawn's way on Windows): decided as what the shim starts.
-    const through = file === undefined ? undefined : throughCmd(file, args, env, at);
+    const through = file === undefined ? undefined : filesOf().throughCmd(file, args, env, at);
     if (through !== undefined) [file, args] = [through.file, through.args];
-    const decision = childFix({ file, args, cwd: at, byTransport: fixEnv.startingTransport() }, selfOf(), fixed, facts);
+    const decision = ruleOf().childFix({ file, args, cwd: at, byTransport: fixEnv.startingTransport() }, selfOf(), fixed, filesOf().facts);
     if (decision.fix === 'put-back') {
       debug('%s (%s): the fix put back for it', command, decision.reason);
       return marker.envWithMarked(whole(), marksFor(decision.carriers));

@@ -13,7 +13,8 @@
 // environment on as it got it, so the fix still reaches the host behind it.
 
 const rule = require('../rule/marker.cjs');
-const stdio = require('../adapters/stdio.cjs');
+// The SDK's stdio knowledge, loaded when a transport starts.
+let stdio;
 
 // undefined: not taken out (yet, or there was no marker); else the marker's vars.
 let taken;
@@ -86,6 +87,7 @@ function withFixForServer(transport, start) {
   if (taken === undefined) return start();
   let params;
   try {
+    stdio ??= require('../adapters/stdio.cjs');
     const own = Object.getOwnPropertyDescriptor(transport, stdio.SERVER_PARAMS);
     params = own !== undefined && 'value' in own && own.writable ? own.value : undefined;
   } catch {
