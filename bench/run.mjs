@@ -39,6 +39,7 @@ const BENCHES = [
   ['startup.mjs', quick ? ['--quick'] : ['--instructions', ...(against ? ['--runs=11'] : [])]],
   ['rewrite.mjs', quick ? ['--quick'] : []],
   ['agent-sdk.mjs', quick ? ['--quick'] : []],
+  ['server-start.mjs', quick ? ['--quick'] : []],
   ['plugin.mjs', quick ? ['--quick'] : []],
   ['launcher.mjs', quick ? ['--quick'] : []],
   ['spawn.mjs', quick ? ['--quick'] : []],

@@ -5,19 +5,21 @@
 // notifications/initialized and one ping answered) and ended by closing its
 // stdin, stock beside the same start with run's environment for `node`
 // (lib/run/plan.cjs's childEnv: NODE_OPTIONS=--require=<this
-// checkout>/entries/register.cjs and the marker) and beside an empty
-// --require preload (the floor any preload costs). The server's own CPU time
+// checkout>/entries/register.cjs and the marker) and beside a load hook of
+// register's kind that does nothing (bench/floor-registerhooks.mjs, or on
+// Node 20.19-22.14 bench/floor-module-register.mjs: module.register()'s
+// loader thread, which register cannot avoid there). The server's own CPU time
 // (user + system, every thread: process.resourceUsage() as it exits) and the
 // wall time to its exit; medians of RUNS interleaved runs (each variant first
 // in turn), on this machine's Node and on Node 24.
 //
 //   node bench/server-start.mjs [--runs=21] [--lines=24.22.3] [--sdk=1,2] [--json]
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ensureNode } from '../scripts/node-lines.mjs';
 
 const require = createRequire(import.meta.url);
@@ -28,7 +30,6 @@ const LINES = args.lines ? String(args.lines).split(',') : ['24.22.3'];
 const GENERATIONS = String(args.sdk ?? '1,2').split(',').map(Number);
 const SERVER = path.join(ROOT, 'bench', 'sdk-server.mjs');
 const CPU_LINE = path.join(os.tmpdir(), `mcp-od-server-start-${process.pid}.cjs`);
-const EMPTY = path.join(os.tmpdir(), `mcp-od-server-start-empty-${process.pid}.cjs`);
 
 /** The environment without anything of register's or the caller's Node options. */
 function baseEnv() {
@@ -45,9 +46,15 @@ function runEnv() {
   return { ...childEnv, NODE_OPTIONS: `${childEnv.NODE_OPTIONS} --require=${CPU_LINE}` };
 }
 
+/** The no-op load hook of the kind register puts in on `bin`'s line. */
+function floorHook(bin) {
+  const hasHooks = spawnSync(bin, ['-p', 'typeof require("node:module").registerHooks'], { encoding: 'utf8' }).stdout.trim() === 'function';
+  return pathToFileURL(path.join(ROOT, 'bench', hasHooks ? 'floor-registerhooks.mjs' : 'floor-module-register.mjs')).href;
+}
+
 const VARIANTS = {
   stock: () => ({ ...baseEnv(), NODE_OPTIONS: `--require=${CPU_LINE}` }),
-  floor: () => ({ ...baseEnv(), NODE_OPTIONS: `--require=${EMPTY} --require=${CPU_LINE}` }),
+  floor: (bin) => ({ ...baseEnv(), NODE_OPTIONS: `--import=${floorHook(bin)} --require=${CPU_LINE}` }),
   run: runEnv,
 };
 
@@ -93,7 +100,7 @@ const median = (xs) => {
 
 async function measure(bin, version, generation) {
   const names = Object.keys(VARIANTS);
-  const envs = Object.fromEntries(names.map((v) => [v, VARIANTS[v]()]));
+  const envs = Object.fromEntries(names.map((v) => [v, VARIANTS[v](bin)]));
   for (const v of names) await once(bin, generation, envs[v]); // the file cache warmed
   const samples = Object.fromEntries(names.map((v) => [v, []]));
   for (let i = 0; i < RUNS; i++) {
@@ -108,7 +115,6 @@ async function measure(bin, version, generation) {
 const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
 const loadBefore = load();
 fs.writeFileSync(CPU_LINE, "process.on('exit', () => { const u = process.resourceUsage(); process.stderr.write('cpu=' + (u.userCPUTime + u.systemCPUTime) + '\\n'); });\n");
-fs.writeFileSync(EMPTY, '');
 const rows = [];
 try {
   for (const [bin, version] of [[process.execPath, process.version.slice(1)], ...LINES.map((v) => [ensureNode(v), v])]) {
@@ -120,16 +126,25 @@ try {
   }
 } finally {
   fs.rmSync(CPU_LINE, { force: true });
-  fs.rmSync(EMPTY, { force: true });
 }
 
 if (args.json) {
-  console.log(JSON.stringify({ rows }));
+  // bench/run.mjs's rows: the server's CPU time, stock against under run.
+  console.log(JSON.stringify({
+    rows: rows.map((r) => ({
+      row: `SDK ${r.generation}.x stdio server's start (initialize, ping, exit), node ${r.version}: CPU under run's environment`,
+      stock: r.stock.cpu,
+      patched: r.run.cpu,
+      unit: 'ms',
+      lowerIsBetter: true,
+      note: `median of ${RUNS} interleaved; a no-op load hook of register's kind ${(r.floor.cpu / r.stock.cpu).toFixed(2)}× (register ÷ it ${(r.run.cpu / r.floor.cpu).toFixed(2)}×); wall ${r.stock.ms.toFixed(0)} → ${r.run.ms.toFixed(0)} ms`,
+    })),
+  }));
 } else {
   console.log(`\nAn SDK server started under run's environment (register in it) against stock: initialize, ping, stdin closed; ${RUNS} interleaved runs, ${os.cpus().length} CPUs, load average ${loadBefore} before, ${load()} after\n`);
-  console.log('| Node | SDK | stock CPU | run CPU | added | ratio | empty preload CPU | stock wall | run wall |');
-  console.log('|---|---|---|---|---|---|---|---|---|');
+  console.log('| Node | SDK | stock CPU | run CPU | added | ratio | no-op hook CPU | run ÷ no-op hook | stock wall | run wall |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
-    console.log(`| ${r.version} | ${r.generation}.x | ${r.stock.cpu.toFixed(1)} ms | ${r.run.cpu.toFixed(1)} ms | +${(r.run.cpu - r.stock.cpu).toFixed(1)} ms | ${(r.run.cpu / r.stock.cpu).toFixed(2)}× | ${r.floor.cpu.toFixed(1)} ms (${(r.floor.cpu / r.stock.cpu).toFixed(2)}×) | ${r.stock.ms.toFixed(1)} ms | ${r.run.ms.toFixed(1)} ms |`);
+    console.log(`| ${r.version} | ${r.generation}.x | ${r.stock.cpu.toFixed(1)} ms | ${r.run.cpu.toFixed(1)} ms | +${(r.run.cpu - r.stock.cpu).toFixed(1)} ms | ${(r.run.cpu / r.stock.cpu).toFixed(2)}× | ${r.floor.cpu.toFixed(1)} ms (${(r.floor.cpu / r.stock.cpu).toFixed(2)}×) | ${(r.run.cpu / r.floor.cpu).toFixed(2)}× | ${r.stock.ms.toFixed(1)} ms | ${r.run.ms.toFixed(1)} ms |`);
   }
 }
