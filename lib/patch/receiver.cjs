@@ -20,9 +20,12 @@ const sdk = require('../adapters/modules.cjs');
  * class by; default: the nearest package.json of `file`), stdioAtConnect
  * (with framing: the stdio transport a Protocol patched here connects has
  * its SDK class patched then, before the SDK starts it, where nothing
- * reported that class as it was defined).
+ * reported that class as it was defined), deferred (each class patched at
+ * its first use: lib/patch/deferred.cjs), load (what loads ./machinery.cjs,
+ * `load('patch/machinery.cjs')`, a file of lib/: register's code cache;
+ * default require()).
  */
-function createClassReceiver({ framing = true, offThread, sourceOf, stdioAtConnect = false, deferred = false } = {}) {
+function createClassReceiver({ framing = true, offThread, sourceOf, stdioAtConnect = false, deferred = false, load } = {}) {
   // undefined: not loaded yet; null: the addon could not be loaded (warned once).
   let machinery;
 
@@ -30,15 +33,12 @@ function createClassReceiver({ framing = true, offThread, sourceOf, stdioAtConne
   function loadMachinery() {
     if (machinery !== undefined) return machinery;
     try {
-      const { patchProtocol, isPatched, beforeConnect } = require('./protocol.cjs');
-      const { patchStdioExports, patchStdioTransport, isStdioPatched } = require('./transports.cjs');
-      const { warnUnsupported } = require('./records.cjs');
-      const describe = sourceOf ?? require('../discover/package-of.cjs').sourceOfFile;
-      require('../native/addon.cjs').load(); // the addon loads lazily: a NativeAddonError surfaces here
+      const loaded = load === undefined ? require('./machinery.cjs') : load('patch/machinery.cjs');
+      loaded.loadAddon(); // the addon loads lazily: a NativeAddonError surfaces here
       // An MCP host or server from here on: what `run` put in the environment is for its servers only.
       // Without framing no transport puts it back, so it stays.
-      if (framing) require('./fix-env.cjs').takeOutOnce();
-      machinery = { patchProtocol, isPatched, beforeConnect, sourceOf: describe, patchStdioExports, patchStdioTransport, isStdioPatched, warnUnsupported };
+      if (framing) loaded.takeOutOnce();
+      machinery = { ...loaded, sourceOf: sourceOf ?? loaded.sourceOfFile };
     } catch (error) {
       const { LOAD_FAILED } = require('../native/load-error.cjs');
       if (error?.code !== LOAD_FAILED) throw error;

@@ -104,7 +104,8 @@ function useNativeReadBuffer(transport, record) {
     blankLines: record.blankLines,
     strict: record.strict,
     reference: Reference,
-    verify: schemasDiffer(Reference, sdk),
+    // Asked at the first error response the transport receives: the canaries run the SDK's schemas (zod) for the first time.
+    verify: () => schemasDiffer(Reference, sdk),
   });
   // Bytes the stock buffer already holds (nothing, when start() has not run).
   if (held !== undefined) buffer.append(held);

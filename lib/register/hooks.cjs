@@ -55,6 +55,8 @@ function patcher() {
     stdioAtConnect: require('../native/platform.cjs').isBunEmbeddedPath(globalThis.Bun?.main),
     // Each class patched at its first use: a process that imports the SDK and never uses it loads neither the patcher nor the addon.
     deferred: true,
+    // The patcher's modules compiled from V8's code cache, where Node loads them (lib/register/code-cache.cjs).
+    load: require('./code-cache.cjs').ownLoader(require),
   });
   return receiver;
 }

@@ -97,6 +97,17 @@ class MessageReader {
     this._strict = options.strict;
   }
 
+  /**
+   * Whether error responses go through the SDK's own parse too (verify: a
+   * boolean, or a function asked at the first error response and kept: the
+   * SDK release's canary check, which costs its schemas' first run, is paid
+   * only by a transport that receives one).
+   */
+  _verifies() {
+    if (typeof this._verify === 'function') this._verify = this._verify() === true;
+    return this._verify;
+  }
+
   /** Whether entries of earlier results are still unread. */
   get pending() {
     return this._next < this._count || this._backlog !== null;
@@ -202,7 +213,7 @@ class MessageReader {
     if (code <= 0) {
       // A bad line: s is where its fields are; ENTRY_START says whether it has its text.
       ({ message, error } = this._badLine(out, s, meta[k + ENTRY_START] === 1));
-    } else if (this._verify && (code & CODE_KIND) === CODE_ERROR) {
+    } else if ((code & CODE_KIND) === CODE_ERROR && this._verifies()) {
       // An error response, under a release whose schemas are not the
       // framer's: its own parse decides, below. (Its place in the batch is
       // still taken.)
@@ -222,7 +233,7 @@ class MessageReader {
         code = CODE_BAD_LINE;
       }
     }
-    if (code > 0 && ((code & CODE_SCHEMA_STRIPS) !== 0 || (this._verify && (code & CODE_KIND) === CODE_ERROR)) && error === undefined) {
+    if (code > 0 && ((code & CODE_SCHEMA_STRIPS) !== 0 || ((code & CODE_KIND) === CODE_ERROR && this._verifies())) && error === undefined) {
       try {
         // The line's text as it came (the handed-over text may have escapes
         // instead of characters beyond ASCII, which an SDK error could quote).

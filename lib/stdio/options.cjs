@@ -77,7 +77,8 @@ function readerOptions(options) {
     reference,
     // The SDK release's schemas differ from the framer's (schemasDiffer() in
     // lib/patch/transports.cjs): error responses go through its own parse too.
-    verify: options.verify === true && reference !== undefined,
+    // A function: asked at the first error response (lib/stdio/message-reader.cjs).
+    verify: reference !== undefined && (typeof options.verify === 'function' ? options.verify : options.verify === true),
     framer: { sdk, maxMessageSize: framerLimit(maxBufferSize), blankLines: options.blankLines, strict },
   };
 }

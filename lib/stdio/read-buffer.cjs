@@ -50,8 +50,10 @@
 //   them, rarely set) is parsed by the SDK's own ReadBuffer, so it is the
 //   same object.
 // * an SDK release whose schemas are not those the framer mirrors (the
-//   newest releases'): found by a few canary lines when a transport starts
-//   (verify mode). What such a release accepts and the framer refuses is a
+//   newest releases'): found by a few canary lines at the first error
+//   response a transport receives, the only message verify mode changes
+//   (a transport that receives none never runs the SDK's schemas on them).
+//   What such a release accepts and the framer refuses is a
 //   bad line, judged by the SDK's parse as above. What it refuses and the
 //   framer accepts is, for 1.0 to 1.23 (differential over 120,000
 //   generated lines), only an error response without id: in verify mode

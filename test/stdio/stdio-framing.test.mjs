@@ -440,7 +440,7 @@ test('every SDK release\'s stock ReadBuffer against the native one that replaces
     const transport = { _readBuffer: new ReadBuffer() };
     stdio._useNativeReadBuffer(transport, { sdk });
     assert.ok(offersHandoff(transport._readBuffer));
-    assert.equal(transport._readBuffer._reader._verify, verify, `${version}: schemas differ from the framer's`);
+    assert.equal(transport._readBuffer._reader._verifies(), verify, `${version}: schemas differ from the framer's`);
     const want = run(new ReadBuffer());
     assert.ok(want.filter((x) => typeof x === 'object').length > 1300, version);
     assert.deepStrictEqual(run(transport._readBuffer), want, version);
