@@ -251,7 +251,9 @@ function writeCache() {
  * elsewhere (Bun, Deno, a test runner's sandbox).
  */
 function ownLoader(nodeRequire) {
-  if (process.versions.bun !== undefined || process.versions.deno !== undefined || nodeRequire.cache !== Module._cache) return undefined;
+  if (process.versions.bun !== undefined || process.versions.deno !== undefined) return undefined;
+  // Node's own module system only: a test runner's sandbox (Vitest's vm pools) gives a `module` and a node:module of its own.
+  if (typeof Module !== 'function' || !(module instanceof Module) || typeof Module._nodeModulePaths !== 'function' || nodeRequire.cache !== Module._cache) return undefined;
   return (file) => loadOwn(path.join(LIB, ...file.split('/')), module);
 }
 
