@@ -104,6 +104,8 @@ function prefix() {
     }
   }
   const c = path.join(CACHE, 'bcryptprimitives.c');
+  // A fresh clone has no .cache/windows yet (the prefix lives outside it).
+  fs.mkdirSync(CACHE, { recursive: true });
   fs.writeFileSync(c, BCRYPT_C);
   const def = path.join(CACHE, 'bcryptprimitives.def');
   fs.writeFileSync(def, 'LIBRARY bcryptprimitives.dll\nEXPORTS\n  ProcessPrng\n');
