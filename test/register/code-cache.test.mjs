@@ -21,6 +21,9 @@ const { fileIdentity } = require('../../lib/native/file-identity.cjs');
 const REGISTER = path.join(root, 'entries', 'register.cjs');
 // A file system that keeps no file identity (Wine's) keeps no code cache: there is nothing to test.
 const NO_IDENTITY = fileIdentity(REGISTER) === undefined ? 'this file system keeps no file identity (inode, ctime): no code cache is kept' : false;
+// On Windows a code cache is kept only under the user's own %LOCALAPPDATA%: the tests' folders are made there.
+const WINDOWS = process.platform === 'win32';
+const BASE = WINDOWS ? process.env.LOCALAPPDATA : os.tmpdir();
 
 // An app whose Client is patched, and that says so.
 const APP = `
@@ -55,9 +58,9 @@ function cacheFileIn(dir) {
   return path.join(dir, files[0]);
 }
 
-function withDir(fn) {
+function withDir(fn, base = BASE) {
   return async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-od-code-cache-'));
+    const dir = fs.mkdtempSync(path.join(base, 'mcp-od-code-cache-'));
     try {
       await fn(dir);
     } finally {
@@ -138,7 +141,7 @@ test(`node ${process.version}: a code cache file another user owns, or others ma
 }));
 
 const OTHER_LINE = LINES.find((version) => `v${version}` !== process.version && Number(version.split('.')[0]) !== Number(process.versions.node.split('.')[0]));
-test(`node ${process.version}: the code cache another Node line wrote, under this line's name, is rejected by V8 and made again`, { skip: NO_IDENTITY }, withDir(async (dir) => {
+test(`node ${process.version}: the code cache another Node line wrote, under this line's name, is rejected by V8 and made again`, { skip: NO_IDENTITY || (WINDOWS && 'the other Node lines are installed from their Linux packages here') }, withDir(async (dir) => {
   const other = path.join(dir, 'other');
   const mine = path.join(dir, 'mine');
   const first = await written(mine);
@@ -148,3 +151,13 @@ test(`node ${process.version}: the code cache another Node line wrote, under thi
   const after = await passedOver(mine, first);
   assert.ok(after.rejected.length > 0, `V8 rejected ${OTHER_LINE}'s data: ${show(after.r)}`);
 }));
+
+// (The folder outside it: this clone's git-ignored test/.tmp, where no temp directory of Windows' is.)
+test(`node ${process.version}: on Windows, a cache folder outside %LOCALAPPDATA% keeps no code cache: every file compiled, nothing written`, { skip: (!WINDOWS && 'the folder rule for Windows, where no owner can be checked') || NO_IDENTITY }, withDir(async (dir) => {
+  for (let i = 0; i < 2; i++) {
+    const r = await runApp(dir);
+    assert.equal(r.patched, true);
+    assert.deepEqual([r.hits, r.written], [[], []], show(r.r));
+    assert.ok(r.compiled.includes('patch/protocol.cjs'), show(r.r));
+  }
+}, fs.mkdirSync(path.join(root, 'test', '.tmp'), { recursive: true }) ?? path.join(root, 'test', '.tmp')));
