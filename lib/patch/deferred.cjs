@@ -57,6 +57,9 @@ function deferPatch(proto, names, patch) {
     }
     try {
       patch();
+    } catch {
+      // Never into the application's call (as a class receiver's block never throws into a class definition):
+      // the class stays stock; what patch() knows to warn of, it has warned.
     } finally {
       for (const [name, slot] of slots) slot.then = proto[name];
       for (const [name, now] of hosts) {
