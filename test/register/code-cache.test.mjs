@@ -152,7 +152,7 @@ test(`node ${process.version}: the code cache another Node line wrote, under thi
   assert.ok(after.rejected.length > 0, `V8 rejected ${OTHER_LINE}'s data: ${show(after.r)}`);
 }));
 
-// (The folder outside it: this clone's git-ignored test/.tmp, where no temp directory of Windows' is.)
+// (The folder outside it: the git-ignored .tmp folder of this clone's tests, where no temp directory of Windows' is.)
 test(`node ${process.version}: on Windows, a cache folder outside %LOCALAPPDATA% keeps no code cache: every file compiled, nothing written`, { skip: (!WINDOWS && 'the folder rule for Windows, where no owner can be checked') || NO_IDENTITY }, withDir(async (dir) => {
   for (let i = 0; i < 2; i++) {
     const r = await runApp(dir);
