@@ -22,7 +22,6 @@ export const SUITES = [
   'test/register/register.test.mjs', // register: --import/--require, ESM/CJS, nested copies
   'test/register/register-quiet.test.mjs', // register prints nothing, registerHooks where Node has it, lazy
   'test/register/code-cache.test.mjs', // the patcher's V8 code cache: written once, read, passed over when it cannot be trusted
-  'test/register/deferred.test.mjs', // each SDK class patched at its first use, every way in
   'test/register/register-failsoft.test.mjs', // no loadable addon: the app runs stock, one warning
   'test/register/register-transform.test.mjs', // the load hooks' source check on every installed SDK release
   'test/patch/unsupported.test.mjs', // install() and register on an SDK shape we do not know
