@@ -34,13 +34,12 @@
 //   node bench/agent-sdk.mjs [--runs=21] [--lines=24.22.3] [--quick] [--instructions] [--json]
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ensureNode } from '../scripts/node-lines.mjs';
+import { baseEnv, runEnv } from './run-env.mjs';
 
-const require = createRequire(import.meta.url);
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')).map(([k, v]) => [k, v ?? true]));
 const RUNS = Number(args.runs ?? (args.quick ? 5 : 21));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -80,20 +79,6 @@ else if (require('node:worker_threads').isMainThread) Module.register(${JSON.str
   return fs.statSync(path.join(DIR, 'node_modules', PACKAGE, 'sdk.mjs')).size;
 }
 
-/** The environment without anything of register's or the caller's Node options. */
-function baseEnv() {
-  const env = { ...process.env };
-  for (const name of Object.keys(env)) if (name === 'NODE_OPTIONS' || name.startsWith('MCP_ORDERED_DISPATCH_')) delete env[name];
-  return env;
-}
-
-/** run's environment for `node` (NODE_OPTIONS and the marker), exactly as `mcp-ordered-dispatch run -- node` sets it. */
-function runEnv() {
-  const { plan } = require('../lib/run/plan.cjs');
-  const { childEnv } = plan('node', [], { env: baseEnv(), cwd: DIR });
-  if (!/--require=\S*register\.cjs/.test(childEnv.NODE_OPTIONS ?? '')) throw new Error(`run's plan for node sets no register preload: ${childEnv.NODE_OPTIONS}`);
-  return childEnv;
-}
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -189,7 +174,7 @@ const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
 const loadBefore = load();
 const size = ensureAgentSdk();
 const stockEnv = baseEnv();
-const registerEnv = runEnv();
+const registerEnv = runEnv(DIR);
 const rows = [];
 for (const [bin, version] of [[process.execPath, process.version.slice(1)], ...LINES.map((v) => [ensureNode(v), v])]) {
   rows.push(...measure(bin, version, stockEnv, registerEnv));

@@ -16,13 +16,12 @@
 //   node bench/server-start.mjs [--runs=21] [--lines=24.22.3] [--sdk=1,2] [--json]
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ensureNode } from '../scripts/node-lines.mjs';
+import { baseEnv, runEnv } from './run-env.mjs';
 
-const require = createRequire(import.meta.url);
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')).map(([k, v]) => [k, v ?? true]));
 const RUNS = Number(args.runs ?? (args.quick ? 5 : 21));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -31,18 +30,9 @@ const GENERATIONS = String(args.sdk ?? '1,2').split(',').map(Number);
 const SERVER = path.join(ROOT, 'bench', 'sdk-server.mjs');
 const CPU_LINE = path.join(os.tmpdir(), `mcp-od-server-start-${process.pid}.cjs`);
 
-/** The environment without anything of register's or the caller's Node options. */
-function baseEnv() {
-  const env = { ...process.env };
-  for (const name of Object.keys(env)) if (name === 'NODE_OPTIONS' || name.startsWith('MCP_ORDERED_DISPATCH_')) delete env[name];
-  return env;
-}
-
-/** run's environment for `node`, as `mcp-ordered-dispatch run -- node` sets it, with the CPU line's preload after register's. */
-function runEnv() {
-  const { plan } = require('../lib/run/plan.cjs');
-  const { childEnv } = plan('node', [], { env: baseEnv(), cwd: ROOT });
-  if (!/--require=\S*register\.cjs/.test(childEnv.NODE_OPTIONS ?? '')) throw new Error(`run's plan for node sets no register preload: ${childEnv.NODE_OPTIONS}`);
+/** run's environment for `node`, with the CPU line's preload after register's. */
+function runWithCpuLine() {
+  const childEnv = runEnv(ROOT);
   return { ...childEnv, NODE_OPTIONS: `${childEnv.NODE_OPTIONS} --require=${CPU_LINE}` };
 }
 
@@ -55,7 +45,7 @@ function floorHook(bin) {
 const VARIANTS = {
   stock: () => ({ ...baseEnv(), NODE_OPTIONS: `--require=${CPU_LINE}` }),
   floor: (bin) => ({ ...baseEnv(), NODE_OPTIONS: `--import=${floorHook(bin)} --require=${CPU_LINE}` }),
-  run: runEnv,
+  run: runWithCpuLine,
 };
 
 const send = (child, message) => child.stdin.write(`${JSON.stringify(message)}\n`);
